@@ -1,0 +1,314 @@
+#include "cli.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFile>
+#include <QStringList>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "pose_file.h"
+#include "rig/audit.h"
+#include "rig/deform.h"
+#include "rig/import.h"
+#include "rig/parallel.h"
+#include "rig/reference.h"
+#include "rig/report.h"
+#include "rig/samples.h"
+
+namespace app {
+
+namespace {
+
+int failWith(const std::string& message)
+{
+    std::fprintf(stderr, "rigscope: %s\n", message.c_str());
+    return 2;
+}
+
+QStringList argList(int argc, char** argv)
+{
+    QStringList args;
+    args << QString::fromLocal8Bit(argv[0]);
+    for (int i = 2; i < argc; ++i) // skip the subcommand
+        args << QString::fromLocal8Bit(argv[i]);
+    return args;
+}
+
+rig::Result<std::vector<rig::Method>> parseMethods(const QString& list)
+{
+    std::vector<rig::Method> out;
+    if (list.isEmpty() || list == QLatin1String("all"))
+        return rig::allMethods();
+    for (const QString& id : list.split(',', Qt::SkipEmptyParts)) {
+        auto m = rig::methodFromId(id.trimmed().toStdString());
+        if (!m) {
+            std::string valid;
+            for (rig::Method x : rig::allMethods())
+                valid += (valid.empty() ? "" : ", ") + std::string(rig::methodId(x));
+            return rig::fail("unknown method '" + id.toStdString() + "' (valid: " + valid + ")");
+        }
+        if (std::find(out.begin(), out.end(), *m) == out.end())
+            out.push_back(*m);
+    }
+    return out;
+}
+
+void printSummary(std::ostream& os, const rig::Rig& rig, const rig::Evaluation& eval, const rig::Audit& audit)
+{
+    char line[256];
+    os << rig.source << ": " << rig.vertexCount() << " vertices, " << rig.triangleCount() << " triangles, "
+       << rig.jointCount() << " joints, " << rig.morphTargetCount() << " morph targets\n\n";
+    std::snprintf(line, sizeof line, "%-24s %9s %9s %9s   %9s %9s %9s\n", "method", "N max°", "N mean°", "N p95°",
+                  "T max°", "T mean°", "T p95°");
+    os << line;
+    auto cell = [](char* buf, size_t size, const rig::ErrorStats& s, double v) {
+        if (s.defined == 0)
+            std::snprintf(buf, size, "%9s", "-");
+        else
+            std::snprintf(buf, size, "%9.3f", v);
+    };
+    for (rig::Method m : eval.methods) {
+        const rig::MethodStats& st = eval.stats[size_t(m)];
+        char c[6][16];
+        cell(c[0], 16, st.normal, st.normal.max);
+        cell(c[1], 16, st.normal, st.normal.mean);
+        cell(c[2], 16, st.normal, st.normal.p95);
+        cell(c[3], 16, st.tangent, st.tangent.max);
+        cell(c[4], 16, st.tangent, st.tangent.mean);
+        cell(c[5], 16, st.tangent, st.tangent.p95);
+        std::snprintf(line, sizeof line, "%-24s %s %s %s   %s %s %s\n", std::string(rig::methodId(m)).c_str(), c[0],
+                      c[1], c[2], c[3], c[4], c[5]);
+        os << line;
+    }
+    if (!audit.findings.empty()) {
+        os << "\naudit:\n";
+        for (const rig::AuditFinding& f : audit.findings)
+            os << "  " << rig::severityName(f.severity) << " [" << f.code << "] " << f.message << "\n";
+    }
+}
+
+} // namespace
+
+int runReport(int argc, char** argv)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("Measure every skinning method's normal and tangent error against the "
+                                               "rebuilt reference, without a display."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file (glTF, GLB, FBX, Collada, X, ...)."));
+    const QCommandLineOption sample(QStringLiteral("sample"), QStringLiteral("Use a built-in rig instead of a file."),
+                                    QStringLiteral("NAME"));
+    const QCommandLineOption pose(QStringLiteral("pose"), QStringLiteral("Pose file (JSON)."), QStringLiteral("FILE"));
+    const QCommandLineOption methods(QStringLiteral("methods"), QStringLiteral("Comma-separated method ids (default: all)."),
+                                     QStringLiteral("IDS"));
+    const QCommandLineOption perVertex(QStringLiteral("per-vertex"), QStringLiteral("Include per-vertex arrays."));
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Write JSON to FILE, or - for stdout."),
+                                  QStringLiteral("FILE"));
+    const QCommandLineOption influences(QStringLiteral("influences"),
+                                        QStringLiteral("Runtime influences per vertex: 4 (default) or 8."),
+                                        QStringLiteral("K"), QStringLiteral("4"));
+    const QCommandLineOption noMorphNormals(QStringLiteral("no-morph-normals"),
+                                            QStringLiteral("Morph positions only (ignore normal/tangent deltas)."));
+    const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("cpu (default) or gpu."),
+                                    QStringLiteral("DEVICE"), QStringLiteral("cpu"));
+    p.addOptions({sample, pose, methods, perVertex, json, influences, noMorphNormals, device});
+    if (!p.parse(argList(argc, argv)))
+        return failWith(p.errorText().toStdString());
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qPrintable(p.helpText().replace(QLatin1String(argv[0]), QLatin1String("rigscope report"))), stdout);
+        return 0;
+    }
+
+    const QStringList files = p.positionalArguments();
+    if (files.size() > 1 || (files.isEmpty() == !p.isSet(sample)))
+        return failWith("report needs exactly one model file or --sample NAME");
+    if (p.value(device) != QLatin1String("cpu"))
+        return failWith("--device " + p.value(device).toStdString() + " is not available in this build (use cpu)");
+    bool kOk = false;
+    const int k = p.value(influences).toInt(&kOk);
+    if (!kOk || (k != 4 && k != 8))
+        return failWith("--influences must be 4 or 8");
+    auto methodList = parseMethods(p.value(methods));
+    if (!methodList)
+        return failWith(methodList.error());
+
+    rig::Result<rig::Rig> loaded = p.isSet(sample) ? rig::makeSample(p.value(sample).toStdString())
+                                                   : rig::importFile(files.front().toStdString());
+    if (!loaded)
+        return failWith(loaded.error());
+    const rig::Rig& rigData = loaded.value();
+
+    rig::Pose poseData;
+    if (p.isSet(pose)) {
+        auto pr = readPoseFile(p.value(pose));
+        if (!pr)
+            return failWith(pr.error());
+        poseData = std::move(pr.value());
+    }
+    auto resolved = rig::resolvePose(rigData, poseData);
+    if (!resolved)
+        return failWith((p.isSet(pose) ? p.value(pose).toStdString() + ": " : std::string()) + resolved.error());
+
+    rig::DeformSettings settings;
+    settings.morphNormals = !p.isSet(noMorphNormals);
+    const rig::RigRuntime runtime = rig::buildRuntime(rigData, k);
+    rig::Evaluation eval;
+    rig::evaluate(rigData, runtime, resolved.value(), methodList.value(), settings, eval);
+    const rig::Audit audit = rig::auditRig(rigData);
+
+    rig::ReportOptions options;
+    options.perVertex = p.isSet(perVertex);
+    if (!p.isSet(json)) {
+        printSummary(std::cout, rigData, eval, audit);
+        return 0;
+    }
+    const QString target = p.value(json);
+    if (target == QLatin1String("-")) {
+        std::ios::sync_with_stdio(false);
+        rig::writeReportJson(std::cout, rigData, runtime, poseData, settings, eval, audit, options);
+        std::cout.flush();
+        return std::cout.good() ? 0 : failWith("writing the report to stdout failed");
+    }
+    std::ofstream out(target.toStdString(), std::ios::binary);
+    if (!out)
+        return failWith(target.toStdString() + ": cannot be written");
+    rig::writeReportJson(out, rigData, runtime, poseData, settings, eval, audit, options);
+    out.close();
+    if (!out)
+        return failWith(target.toStdString() + ": writing failed");
+    return 0;
+}
+
+namespace {
+
+// Calls fn repeatedly for at least `seconds` (and at least 3 times); returns the best time of one call in seconds.
+template <typename Fn>
+double bestTime(double seconds, Fn&& fn)
+{
+    using clock = std::chrono::steady_clock;
+    double best = 1e30;
+    const auto start = clock::now();
+    int runs = 0;
+    while (runs < 3 || std::chrono::duration<double>(clock::now() - start).count() < seconds) {
+        const auto t0 = clock::now();
+        fn();
+        best = std::min(best, std::chrono::duration<double>(clock::now() - t0).count());
+        ++runs;
+    }
+    return best;
+}
+
+} // namespace
+
+int runBench(int argc, char** argv)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("CPU skinning throughput on a generated rig."));
+    p.addHelpOption();
+    const QCommandLineOption vertices(QStringLiteral("vertices"), QStringLiteral("Vertex count (default 1000000)."),
+                                      QStringLiteral("N"), QStringLiteral("1000000"));
+    const QCommandLineOption joints(QStringLiteral("joints"), QStringLiteral("Joint count (default 100)."),
+                                    QStringLiteral("J"), QStringLiteral("100"));
+    const QCommandLineOption seconds(QStringLiteral("seconds"), QStringLiteral("Time per measurement (default 1)."),
+                                     QStringLiteral("S"), QStringLiteral("1"));
+    const QCommandLineOption methods(QStringLiteral("methods"), QStringLiteral("Comma-separated method ids (default: all)."),
+                                     QStringLiteral("IDS"));
+    p.addOptions({vertices, joints, seconds, methods});
+    if (!p.parse(argList(argc, argv)))
+        return failWith(p.errorText().toStdString());
+    if (p.isSet(QStringLiteral("help"))) {
+        std::fputs(qPrintable(p.helpText()), stdout);
+        return 0;
+    }
+    const size_t n = p.value(vertices).toULongLong();
+    const int j = p.value(joints).toInt();
+    const double secs = p.value(seconds).toDouble();
+    if (n < 1000 || n > 50'000'000 || j < 2 || j > 60000 || !(secs > 0.0))
+        return failWith("bench: --vertices 1000..50000000, --joints 2..60000, --seconds > 0");
+    auto methodList = parseMethods(p.value(methods));
+    if (!methodList)
+        return failWith(methodList.error());
+
+    const rig::Rig rigData = rig::makeBenchmarkRig(n, j, 4);
+    const rig::Mesh& mesh = rigData.meshes.front();
+    const rig::RigRuntime rt = rig::buildRuntime(rigData, 4);
+    const rig::MeshRuntime& mr = rt.meshes.front();
+    const size_t nv = mesh.vertexCount();
+
+    // A posed palette: every joint bent a little about z.
+    rig::Pose pose;
+    for (size_t i = 0; i < rigData.skeleton.nodes.size(); ++i)
+        pose.joints[rigData.skeleton.nodes[i].name].rotateDeg = glm::vec3(0.0f, 0.0f, 1.5f);
+    auto resolved = rig::resolvePose(rigData, pose);
+    if (!resolved)
+        return failWith(resolved.error());
+    std::vector<glm::mat4> world;
+    rig::evaluateWorld(rigData, resolved.value(), world);
+    std::vector<std::vector<glm::mat4>> palettes;
+    rig::evaluatePalettes(rigData, world, palettes);
+    std::vector<glm::mat4> matrices = palettes.front();
+    matrices.push_back(glm::mat4(1.0f));
+    std::vector<rig::JointFrame> frames(matrices.size());
+    rig::buildJointFrames(matrices, frames);
+
+    std::vector<glm::vec3> outP(nv), outN(nv);
+    std::vector<glm::vec4> outT(nv);
+    std::vector<uint8_t> flags(nv);
+    rig::SkinJob job;
+    job.palette = frames;
+    job.influencesPerVertex = 4;
+    job.joints = mr.stream.joints;
+    job.weights = mr.stream.weights;
+    job.gradients = mr.gradients.view();
+    job.positions = mesh.positions;
+    job.normals = mesh.normals;
+    job.tangents = mesh.tangents;
+    job.outPositions = outP;
+    job.outNormals = outN;
+    job.outTangents = outT;
+
+    const unsigned cores = rig::defaultThreadCount();
+    std::printf("Generated rig: %zu vertices, %d joints, 4 influences per vertex; %u hardware threads; "
+                "linear fast path: %s\n\n",
+                nv, j, cores, rig::linearFastPathAvailable() ? "AVX2+FMA" : "scalar");
+    std::printf("| method | 1 thread (M vertices/s) | %u threads (M vertices/s) |\n|---|---:|---:|\n", cores);
+    std::fflush(stdout);
+    auto rate = [nv](double t) { return double(nv) / t / 1e6; };
+    for (rig::Method m : methodList.value()) {
+        double t1 = 0.0, tn = 0.0;
+        if (m == rig::Method::Rebuilt) {
+            rig::RebuildScratch scratch;
+            t1 = bestTime(secs, [&] {
+                rig::rebuildFrames(outP, mesh.uvs, mesh.indices, mr.smoothingGroups, outN, outT, scratch);
+            });
+            tn = t1; // the reference rebuild is single-threaded (scatter over triangles)
+        } else {
+            job.method = m;
+            t1 = bestTime(secs, [&] { job.run(); });
+            tn = bestTime(secs, [&] {
+                rig::parallelFor(nv, 16384, cores, [&job](size_t b, size_t e) {
+                    rig::SkinJob part = job;
+                    part.first = b;
+                    part.last = e;
+                    part.run();
+                });
+            });
+        }
+        std::printf("| %s | %.1f | %.1f |\n", std::string(rig::methodId(m)).c_str(), rate(t1), rate(tn));
+        std::fflush(stdout);
+    }
+    if (rig::linearFastPathAvailable()) {
+        job.method = rig::Method::Linear;
+        const double ts = bestTime(secs, [&] { rig::runLinearScalar(job); });
+        std::printf("| linear (scalar path) | %.1f | - |\n", rate(ts));
+    }
+    return 0;
+}
+
+} // namespace app

@@ -1,0 +1,13 @@
+// Headless subcommands: `rigscope report` and `rigscope bench`. They need no display.
+#pragma once
+
+namespace app {
+
+/// Runs `rigscope report ...` (argv[1] == "report"). Returns the process exit status:
+/// 0 success, 2 unreadable input or bad arguments (one line on stderr).
+int runReport(int argc, char** argv);
+
+/// Runs `rigscope bench ...` (argv[1] == "bench"): CPU skinning throughput, as Markdown on stdout.
+int runBench(int argc, char** argv);
+
+} // namespace app

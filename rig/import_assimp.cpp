@@ -1,0 +1,937 @@
+// Loading rigs through Assimp 5.2 (see import.h for the contract).
+//
+// What this stage guarantees, whatever the input:
+// - no exception escapes, no recursion over the file's hierarchy, every failure is one line "<path>: <reason>";
+// - nothing is repaired: weights stay raw (only Assimp's weight == 0 dummy entries are dropped), matrices stay as
+//   authored, problems become Rig::notes;
+// - the post-processing is limited to Triangulate + ValidateDataStructure: no vertex joining (it breaks morphs), no
+//   weight limiting (it renormalises), no normal/tangent generation by Assimp (we generate and flag them ourselves).
+//
+// Assimp 5.2.4 behaviour this code relies on (measured on the assets in shared/assets):
+// - bones carry names, not node pointers (mNode/mArmature need PopulateArmatureData): joints map to nodes by name;
+// - a glTF joint with no weights still becomes a bone with one dummy (vertex 0, weight 0) entry;
+// - morph targets (mAnimMeshes) hold ABSOLUTE positions/normals/tangents; mWeight holds glTF mesh.weights;
+// - morph animation channels are named after the node that holds the mesh (all of its primitives/meshes);
+// - key times are ticks: glTF uses 1000 ticks per second, a 0 rate means Assimp's default of 25.
+#include "import.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <limits>
+#include <new>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include <assimp/Importer.hpp>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <assimp/version.h>
+
+#include "math.h"
+#include "reference.h"
+
+namespace rig {
+
+namespace {
+
+// Only these two steps. Never add JoinIdenticalVertices, LimitBoneWeights, Gen(Smooth)Normals, CalcTangentSpace,
+// or anything else that merges vertices or touches weights: they hide the problems this tool exists to show.
+constexpr unsigned kPostProcess = aiProcess_Triangulate | aiProcess_ValidateDataStructure;
+
+constexpr size_t kMaxNodes = size_t(1) << 24;   // far beyond any real rig; guards hostile counts
+constexpr size_t kMaxDepth = 100000;            // hierarchy depth limit (we iterate, but consumers may not)
+constexpr size_t kMaxJointsPerSkin = 65534;     // 16-bit joint indices with one value to spare
+constexpr float kShearTolerance = 1e-5f;        // relative, TRS recomposition vs. the authored matrix
+constexpr size_t kMaxMessage = 400;             // characters of a message taken from Assimp
+
+using Severity = ImportNote::Severity;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Small helpers
+
+/// Makes a message safe for one line: control characters become spaces, runs collapse, ends are trimmed, long
+/// messages are cut.
+std::string oneLine(std::string_view text)
+{
+    std::string out;
+    out.reserve(std::min(text.size(), kMaxMessage + 3));
+    bool space = false;
+    for (char ch : text) {
+        const unsigned char c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7f || c == ' ') {
+            space = !out.empty();
+            continue;
+        }
+        if (space) {
+            out.push_back(' ');
+            space = false;
+        }
+        out.push_back(ch);
+        if (out.size() >= kMaxMessage) {
+            out += "...";
+            break;
+        }
+    }
+    return out;
+}
+
+std::string str(const aiString& s)
+{
+    // aiString::length is trusted only up to its buffer.
+    const size_t n = std::min<size_t>(s.length, MAXLEN - 1);
+    return std::string(s.data, strnlen(s.data, n));
+}
+
+glm::mat4 toGlm(const aiMatrix4x4& m)
+{
+    // aiMatrix4x4 is row-major (a1..a4 is the first row, a4 the x translation); glm takes columns.
+    return glm::mat4(m.a1, m.b1, m.c1, m.d1,  // column 0
+                     m.a2, m.b2, m.c2, m.d2,  // column 1
+                     m.a3, m.b3, m.c3, m.d3,  // column 2
+                     m.a4, m.b4, m.c4, m.d4); // column 3 (translation)
+}
+
+bool isFinite(const glm::mat4& m)
+{
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 4; ++r)
+            if (!std::isfinite(m[c][r]))
+                return false;
+    return true;
+}
+
+bool isFinite(const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+
+glm::vec3 toGlm(const aiVector3D& v) { return glm::vec3(v.x, v.y, v.z); }
+
+/// Bytes as a saturating counter: a file's declared counts may be absurd, their products must not wrap.
+struct ByteCount {
+    uint64_t value = 0;
+    void add(uint64_t bytes) { value = (value > UINT64_MAX - bytes) ? UINT64_MAX : value + bytes; }
+    void add(uint64_t count, uint64_t size)
+    {
+        uint64_t product = 0;
+        if (__builtin_mul_overflow(count, size, &product))
+            product = UINT64_MAX;
+        add(product);
+    }
+};
+
+/// A unit vector perpendicular to a (a unit).
+glm::vec3 anyPerpendicular(const glm::vec3& a)
+{
+    const glm::vec3 helper = std::fabs(a.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
+    return safeNormalize(glm::cross(a, helper));
+}
+
+/// Decomposes an affine matrix into TRS. The rotation is always a finite unit quaternion (Gram-Schmidt of the
+/// scaled-out columns with fallbacks for zero scales); a negative determinant goes into scale.x. `shear` is set when
+/// the TRS does not reproduce the matrix within kShearTolerance (relative), when the bottom row is not (0,0,0,1), or
+/// when the matrix is not finite.
+Transform decompose(const glm::mat4& m, bool& shear)
+{
+    Transform t;
+    t.translation = glm::vec3(m[3]);
+    const glm::vec3 c[3] = {glm::vec3(m[0]), glm::vec3(m[1]), glm::vec3(m[2])};
+    glm::vec3 s(glm::length(c[0]), glm::length(c[1]), glm::length(c[2]));
+    if (glm::determinant(glm::mat3(m)) < 0.0f)
+        s.x = -s.x;
+    glm::vec3 r[3];
+    for (int i = 0; i < 3; ++i)
+        r[i] = (s[i] != 0.0f && std::isfinite(s[i])) ? c[i] / s[i] : glm::vec3(0.0f);
+
+    glm::vec3 a = safeNormalize(r[0]);
+    if (!isDefined(a))
+        a = safeNormalize(glm::cross(r[1], r[2]));
+    if (!isDefined(a))
+        a = glm::vec3(1, 0, 0);
+    glm::vec3 b = safeNormalize(r[1] - a * glm::dot(a, r[1]));
+    if (!isDefined(b))
+        b = safeNormalize(glm::cross(r[2], a));
+    if (!isDefined(b))
+        b = anyPerpendicular(a);
+    const glm::vec3 cc = glm::cross(a, b);
+    t.rotation = glm::normalize(glm::quat_cast(glm::mat3(a, b, cc)));
+    t.scale = s;
+
+    const glm::mat4 back = t.matrix();
+    float maxDiff = 0.0f;
+    float magnitude = 0.0f;
+    for (int col = 0; col < 3; ++col) {
+        magnitude = std::max(magnitude, std::fabs(s[col]));
+        for (int row = 0; row < 3; ++row)
+            maxDiff = std::max(maxDiff, std::fabs(back[col][row] - m[col][row]));
+    }
+    const bool affine = m[0][3] == 0.0f && m[1][3] == 0.0f && m[2][3] == 0.0f && m[3][3] == 1.0f;
+    shear = !affine || !isFinite(m) || !(maxDiff <= kShearTolerance * magnitude);
+    return t;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The conversion of one aiScene
+
+class Converter {
+public:
+    Converter(const aiScene& scene, std::string displayName, const ImportOptions& options)
+        : m_scene(scene), m_path(std::move(displayName)), m_options(options)
+    {
+    }
+
+    Result<Rig> run()
+    {
+        m_rig.source = m_path;
+        if (!m_scene.mRootNode)
+            return failWith("the file has no node hierarchy");
+        if (auto r = checkBudget(); !r.ok())
+            return Error{r.error()};
+        if (auto r = buildSkeleton(); !r.ok())
+            return Error{r.error()};
+        if (auto r = buildMeshes(); !r.ok())
+            return Error{r.error()};
+        if (m_rig.meshes.empty())
+            return failWith("no triangle meshes");
+        buildClips();
+        return std::move(m_rig);
+    }
+
+private:
+    Error failWith(const std::string& reason) const { return fail(m_path + ": " + reason); }
+    void note(Severity severity, std::string message) { m_rig.notes.push_back({severity, std::move(message)}); }
+
+    const aiMesh* meshAt(unsigned i) const
+    {
+        return (m_scene.mMeshes && i < m_scene.mNumMeshes) ? m_scene.mMeshes[i] : nullptr;
+    }
+
+    std::string meshLabel(unsigned aiIndex) const
+    {
+        const aiMesh* mesh = meshAt(aiIndex);
+        std::string name = mesh ? str(mesh->mName) : std::string();
+        return name.empty() ? "mesh" + std::to_string(aiIndex) : name;
+    }
+
+    // ---- memory budget -----------------------------------------------------------------------------------------
+
+    /// Estimates what the rig will need from the declared counts, before anything is copied. Assimp has already
+    /// allocated what the counts describe; this only refuses to multiply it further.
+    Result<void> checkBudget()
+    {
+        ByteCount bytes;
+        for (unsigned i = 0; i < m_scene.mNumMeshes; ++i) {
+            const aiMesh* mesh = meshAt(i);
+            if (!mesh)
+                continue;
+            const uint64_t v = mesh->mNumVertices;
+            const bool uv = mesh->mTextureCoords[0] != nullptr;
+            const bool fileTangents = mesh->mTangents != nullptr;
+            uint64_t perVertex = sizeof(glm::vec3) * 2; // positions, normals (read or generated)
+            if (uv)
+                perVertex += sizeof(glm::vec2);
+            if (uv || fileTangents)
+                perVertex += sizeof(glm::vec4);
+            if (mesh->mNumBones > 0)
+                perVertex += sizeof(uint32_t);
+            if (!mesh->mNormals || (uv && !fileTangents))
+                perVertex += sizeof(uint32_t) + 3 * sizeof(glm::vec3) + sizeof(glm::vec3) + sizeof(glm::vec4); // scratch
+            bytes.add(v, perVertex);
+            bytes.add(mesh->mNumFaces, 3 * sizeof(uint32_t));
+            if (mesh->mBones)
+                for (unsigned b = 0; b < mesh->mNumBones; ++b) {
+                    bytes.add(sizeof(glm::mat4) + sizeof(int));
+                    if (mesh->mBones[b])
+                        bytes.add(mesh->mBones[b]->mNumWeights, sizeof(Influence));
+                }
+            if (mesh->mAnimMeshes)
+                for (unsigned k = 0; k < mesh->mNumAnimMeshes; ++k) {
+                    const aiAnimMesh* am = mesh->mAnimMeshes[k];
+                    if (!am || am->mNumVertices != mesh->mNumVertices)
+                        continue;
+                    uint64_t perTarget = sizeof(glm::vec3);
+                    if (am->mNormals)
+                        perTarget += sizeof(glm::vec3);
+                    if (am->mTangents)
+                        perTarget += sizeof(glm::vec3);
+                    bytes.add(v, perTarget);
+                }
+        }
+        if (m_scene.mAnimations)
+            for (unsigned a = 0; a < m_scene.mNumAnimations; ++a) {
+                const aiAnimation* anim = m_scene.mAnimations[a];
+                if (!anim)
+                    continue;
+                if (anim->mChannels)
+                    for (unsigned c = 0; c < anim->mNumChannels; ++c)
+                        if (const aiNodeAnim* ch = anim->mChannels[c]) {
+                            bytes.add(ch->mNumPositionKeys, sizeof(float) + sizeof(glm::vec3));
+                            bytes.add(ch->mNumRotationKeys, sizeof(float) + sizeof(glm::quat));
+                            bytes.add(ch->mNumScalingKeys, sizeof(float) + sizeof(glm::vec3));
+                        }
+                if (anim->mMorphMeshChannels)
+                    for (unsigned c = 0; c < anim->mNumMorphMeshChannels; ++c)
+                        if (const aiMeshMorphAnim* ch = anim->mMorphMeshChannels[c]) {
+                            bytes.add(ch->mNumKeys, sizeof(float));
+                            if (ch->mKeys)
+                                for (unsigned k = 0; k < ch->mNumKeys; ++k)
+                                    bytes.add(ch->mKeys[k].mNumValuesAndWeights, sizeof(float));
+                        }
+            }
+        if (bytes.value > m_options.memoryBudgetBytes) {
+            constexpr uint64_t MiB = uint64_t(1) << 20;
+            const uint64_t need = bytes.value / MiB + (bytes.value % MiB ? 1 : 0);
+            const uint64_t budget = uint64_t(m_options.memoryBudgetBytes) / MiB;
+            return failWith("needs " + std::to_string(need) + " MiB, over the " + std::to_string(budget) + " MiB budget");
+        }
+        return {};
+    }
+
+    // ---- skeleton ----------------------------------------------------------------------------------------------
+
+    /// Every aiNode, depth-first, parents before children, without recursion.
+    Result<void> buildSkeleton()
+    {
+        struct Pending {
+            const aiNode* node;
+            int parent;
+            size_t depth;
+        };
+        std::vector<Pending> stack;
+        stack.push_back({m_scene.mRootNode, -1, 0});
+        std::unordered_map<const aiNode*, int> seen;
+        m_meshNode.assign(m_scene.mNumMeshes, -1);
+        std::vector<Node>& nodes = m_rig.skeleton.nodes;
+        size_t badMeshRefs = 0;
+
+        while (!stack.empty()) {
+            const Pending p = stack.back();
+            stack.pop_back();
+            if (!p.node) {
+                note(Severity::Error, "a node of the hierarchy is null; skipped");
+                continue;
+            }
+            if (!seen.emplace(p.node, int(nodes.size())).second) {
+                note(Severity::Error, "node '" + str(p.node->mName) +
+                                          "' appears twice in the hierarchy (a cycle or a shared child); the repeat is skipped");
+                continue;
+            }
+            if (p.depth > kMaxDepth)
+                return failWith("node hierarchy deeper than " + std::to_string(kMaxDepth) + " levels");
+            const size_t children = (p.node->mChildren ? p.node->mNumChildren : 0);
+            if (nodes.size() + 1 + stack.size() + children > kMaxNodes)
+                return failWith("more than " + std::to_string(kMaxNodes) + " nodes");
+
+            const int index = int(nodes.size());
+            Node node;
+            node.name = str(p.node->mName);
+            node.parent = p.parent;
+            node.restMatrix = toGlm(p.node->mTransformation);
+            node.rest = decompose(node.restMatrix, node.restHasShear);
+            if (!isFinite(node.restMatrix))
+                note(Severity::Warning, "node '" + node.name + "': non-finite rest matrix (kept as authored)");
+            nodes.push_back(std::move(node));
+            m_aiNodes.push_back(p.node);
+
+            if (p.node->mMeshes)
+                for (unsigned i = 0; i < p.node->mNumMeshes; ++i) {
+                    const unsigned m = p.node->mMeshes[i];
+                    if (m >= m_scene.mNumMeshes) {
+                        ++badMeshRefs;
+                        continue;
+                    }
+                    if (m_meshNode[m] < 0)
+                        m_meshNode[m] = index;
+                }
+            if (p.node->mNumChildren > 0 && !p.node->mChildren)
+                note(Severity::Error, "node '" + nodes.back().name + "' declares children but has none");
+            // Reverse push: the first child is visited first.
+            for (size_t c = children; c-- > 0;)
+                stack.push_back({p.node->mChildren[c], index, p.depth + 1});
+        }
+        if (badMeshRefs)
+            note(Severity::Error, std::to_string(badMeshRefs) + " node mesh references are out of range; ignored");
+
+        // Name lookup (first node in depth-first order wins, like Skeleton::find); duplicates are ambiguous for
+        // name-based bone and channel mapping.
+        m_nodeByName.reserve(nodes.size());
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            auto [it, inserted] = m_nodeByName.emplace(nodes[i].name, int(i));
+            if (!inserted)
+                m_duplicateNames.emplace(nodes[i].name, 0).first->second++;
+        }
+        return {};
+    }
+
+    int findNode(const std::string& name) const
+    {
+        auto it = m_nodeByName.find(name);
+        return it == m_nodeByName.end() ? -1 : it->second;
+    }
+
+    void noteIfAmbiguous(const std::string& name, const std::string& what)
+    {
+        auto it = m_duplicateNames.find(name);
+        if (it == m_duplicateNames.end() || it->second < 0)
+            return;
+        note(Severity::Warning, what + " '" + name + "' matches " + std::to_string(it->second + 1) +
+                                    " nodes of that name; the first one (depth-first) is used");
+        it->second = -1; // once per name
+    }
+
+    // ---- meshes ------------------------------------------------------------------------------------------------
+
+    Result<void> buildMeshes()
+    {
+        m_rigMeshOf.assign(m_scene.mNumMeshes, -1);
+        m_targetOf.resize(m_scene.mNumMeshes);
+        for (unsigned i = 0; i < m_scene.mNumMeshes; ++i) {
+            const aiMesh* mesh = meshAt(i);
+            if (!mesh) {
+                note(Severity::Error, "mesh " + std::to_string(i) + " is null; skipped");
+                continue;
+            }
+            if (auto r = buildMesh(i, *mesh); !r.ok())
+                return r;
+        }
+        return {};
+    }
+
+    Result<void> buildMesh(unsigned aiIndex, const aiMesh& src)
+    {
+        const std::string label = meshLabel(aiIndex);
+        const std::string who = "mesh '" + label + "'";
+        const unsigned vertexCount = src.mNumVertices;
+        if (vertexCount == 0 || !src.mVertices) {
+            note(Severity::Warning, who + ": no vertices; skipped");
+            return {};
+        }
+
+        // Faces first: a mesh without a single triangle face (points / lines only) is not a triangle mesh.
+        size_t triangleFaces = 0, otherFaces = 0;
+        if (src.mFaces)
+            for (unsigned f = 0; f < src.mNumFaces; ++f)
+                (src.mFaces[f].mNumIndices == 3 && src.mFaces[f].mIndices) ? ++triangleFaces : ++otherFaces;
+        if (triangleFaces == 0) {
+            note(Severity::Warning, who + ": no triangles (" + std::to_string(otherFaces) + " point/line faces); skipped");
+            return {};
+        }
+        if (src.mNumBones > kMaxJointsPerSkin)
+            return failWith(who + " has " + std::to_string(src.mNumBones) + " joints in one skin, over the limit of " +
+                            std::to_string(kMaxJointsPerSkin));
+
+        Mesh mesh;
+        mesh.name = label;
+        mesh.node = m_meshNode[aiIndex] >= 0 ? m_meshNode[aiIndex] : 0;
+
+        // Positions (kept raw, non-finite ones reported).
+        mesh.positions.resize(vertexCount);
+        size_t badPositions = 0;
+        unsigned firstBad = 0;
+        for (unsigned v = 0; v < vertexCount; ++v) {
+            mesh.positions[v] = toGlm(src.mVertices[v]);
+            if (!isFinite(mesh.positions[v]) && badPositions++ == 0)
+                firstBad = v;
+        }
+        if (badPositions)
+            note(Severity::Error, who + ": " + std::to_string(badPositions) + " vertices have non-finite positions (first: vertex " +
+                                      std::to_string(firstBad) + ")");
+
+        // Triangles; other faces and out-of-range indices are skipped.
+        mesh.indices.reserve(triangleFaces * 3);
+        size_t badFaces = 0;
+        for (unsigned f = 0; f < src.mNumFaces; ++f) {
+            const aiFace& face = src.mFaces[f];
+            if (face.mNumIndices != 3 || !face.mIndices)
+                continue;
+            if (face.mIndices[0] >= vertexCount || face.mIndices[1] >= vertexCount || face.mIndices[2] >= vertexCount) {
+                ++badFaces;
+                continue;
+            }
+            mesh.indices.insert(mesh.indices.end(), face.mIndices, face.mIndices + 3);
+        }
+        if (otherFaces)
+            note(Severity::Warning, who + ": " + std::to_string(otherFaces) + " non-triangle (point/line) faces skipped");
+        if (badFaces)
+            note(Severity::Error, who + ": " + std::to_string(badFaces) + " triangles have vertex indices out of range; skipped");
+
+        // UV0.
+        if (src.mTextureCoords[0]) {
+            mesh.uvs.resize(vertexCount);
+            for (unsigned v = 0; v < vertexCount; ++v)
+                mesh.uvs[v] = glm::vec2(src.mTextureCoords[0][v].x, src.mTextureCoords[0][v].y);
+        }
+
+        // Normals and tangents: from the file, else generated from the rest triangles (and flagged).
+        const bool fileNormals = src.mNormals != nullptr;
+        const bool fileTangents = src.mTangents != nullptr;
+        if (fileNormals) {
+            mesh.normals.resize(vertexCount);
+            for (unsigned v = 0; v < vertexCount; ++v)
+                mesh.normals[v] = toGlm(src.mNormals[v]);
+        }
+        const bool generateTangents = !fileTangents && !mesh.uvs.empty();
+        if (!fileNormals || generateTangents) {
+            std::vector<glm::vec3> normals(vertexCount);
+            std::vector<glm::vec4> tangents(generateTangents ? vertexCount : 0);
+            const std::vector<uint32_t> groups = buildSmoothingGroups(mesh.positions, {});
+            RebuildScratch scratch;
+            rebuildFrames(mesh.positions, mesh.uvs, mesh.indices, groups, normals, tangents, scratch);
+            if (!fileNormals) {
+                mesh.normals = std::move(normals);
+                mesh.normalsGenerated = true;
+                note(Severity::Info, who + ": no normals in the file, generated from the rest triangles");
+            }
+            if (generateTangents) {
+                // Keep the generated tangents perpendicular to the normals the mesh actually uses.
+                if (fileNormals)
+                    for (unsigned v = 0; v < vertexCount; ++v) {
+                        const glm::vec3 n = safeNormalize(mesh.normals[v]);
+                        const glm::vec3 t(tangents[v]);
+                        const glm::vec3 o = safeNormalize(t - n * glm::dot(n, t));
+                        tangents[v] = isDefined(o) && isDefined(n) ? glm::vec4(o, tangents[v].w) : tangents[v];
+                    }
+                mesh.tangents = std::move(tangents);
+                mesh.tangentsGenerated = true;
+                note(Severity::Info, who + ": no tangents in the file, generated from the rest triangles and UV0");
+            }
+        }
+        if (fileTangents) {
+            mesh.tangents.resize(vertexCount);
+            for (unsigned v = 0; v < vertexCount; ++v) {
+                const glm::vec3 t = toGlm(src.mTangents[v]);
+                float w = 1.0f;
+                if (src.mBitangents) {
+                    const float d = glm::dot(glm::cross(mesh.normals[v], t), toGlm(src.mBitangents[v]));
+                    w = d < 0.0f ? -1.0f : 1.0f; // zero (or NaN) -> +1
+                }
+                mesh.tangents[v] = glm::vec4(t, w);
+            }
+            if (!src.mBitangents)
+                note(Severity::Warning, who + ": tangents without bitangents in the file; handedness set to +1");
+        } else if (mesh.uvs.empty()) {
+            note(Severity::Info, who + ": no UV0: tangents undefined");
+        }
+
+        if (src.mNumBones > 0)
+            if (auto r = buildSkin(src, who, mesh); !r.ok())
+                return r;
+
+        buildMorphTargets(aiIndex, src, who, mesh);
+
+        m_rigMeshOf[aiIndex] = int(m_rig.meshes.size());
+        m_rig.meshes.push_back(std::move(mesh));
+        return {};
+    }
+
+    /// Skin (joints by bone name, inverse binds) and raw influences in CSR.
+    Result<void> buildSkin(const aiMesh& src, const std::string& who, Mesh& mesh)
+    {
+        const unsigned vertexCount = src.mNumVertices;
+        const unsigned boneCount = src.mBones ? src.mNumBones : 0;
+        if (!src.mBones)
+            note(Severity::Error, who + ": declares " + std::to_string(src.mNumBones) + " bones but has none");
+
+        Skin skin;
+        skin.name = mesh.name;
+        skin.joints.resize(boneCount, -1);
+        skin.inverseBind.resize(boneCount, glm::mat4(1.0f));
+        for (unsigned b = 0; b < boneCount; ++b) {
+            const aiBone* bone = src.mBones[b];
+            if (!bone) {
+                note(Severity::Error, who + ": bone " + std::to_string(b) + " is null; mapped to no node");
+                continue;
+            }
+            const std::string name = str(bone->mName);
+            skin.joints[b] = findNode(name);
+            if (skin.joints[b] < 0)
+                note(Severity::Error, who + ": bone '" + name + "' matches no node; its joint is mapped to -1 (identity)");
+            else
+                noteIfAmbiguous(name, who + ": bone");
+            skin.inverseBind[b] = toGlm(bone->mOffsetMatrix);
+            if (!isFinite(skin.inverseBind[b]))
+                note(Severity::Warning, who + ": bone '" + name + "' has a non-finite inverse bind matrix (kept)");
+        }
+
+        // Count, then fill. Only Assimp's weight == 0 dummies are dropped; negative, NaN and > 1 weights stay.
+        std::vector<uint32_t> counts(size_t(vertexCount) + 1, 0);
+        size_t outOfRange = 0;
+        std::string firstOutOfRangeBone;
+        uint64_t total = 0;
+        for (unsigned b = 0; b < boneCount; ++b) {
+            const aiBone* bone = src.mBones[b];
+            if (!bone || !bone->mWeights)
+                continue;
+            for (unsigned w = 0; w < bone->mNumWeights; ++w) {
+                const aiVertexWeight& vw = bone->mWeights[w];
+                if (vw.mVertexId >= vertexCount) {
+                    if (outOfRange++ == 0)
+                        firstOutOfRangeBone = str(bone->mName);
+                    continue;
+                }
+                if (vw.mWeight == 0.0f)
+                    continue;
+                ++counts[vw.mVertexId];
+                ++total;
+            }
+        }
+        if (total > UINT32_MAX)
+            return failWith(who + " has more than 2^32 influences");
+        if (outOfRange)
+            note(Severity::Warning, who + ": " + std::to_string(outOfRange) + " bone weights name vertices out of range (first in bone '" +
+                                        firstOutOfRangeBone + "'); skipped");
+
+        mesh.influenceOffsets.assign(size_t(vertexCount) + 1, 0);
+        for (unsigned v = 0; v < vertexCount; ++v)
+            mesh.influenceOffsets[v + 1] = mesh.influenceOffsets[v] + counts[v];
+        mesh.influences.resize(total);
+        std::vector<uint32_t> cursor(mesh.influenceOffsets.begin(), mesh.influenceOffsets.end() - 1);
+        for (unsigned b = 0; b < boneCount; ++b) {
+            const aiBone* bone = src.mBones[b];
+            if (!bone || !bone->mWeights)
+                continue;
+            for (unsigned w = 0; w < bone->mNumWeights; ++w) {
+                const aiVertexWeight& vw = bone->mWeights[w];
+                if (vw.mVertexId >= vertexCount || vw.mWeight == 0.0f)
+                    continue;
+                mesh.influences[cursor[vw.mVertexId]++] = Influence{b, vw.mWeight};
+            }
+        }
+
+        mesh.skin = shareSkin(std::move(skin));
+        return {};
+    }
+
+    /// Returns the index of an identical earlier skin (same joints, bit-identical matrices), or adds this one.
+    int shareSkin(Skin skin)
+    {
+        uint64_t h = 1469598103934665603ull; // FNV-1a over the joints and matrix bits
+        auto mix = [&h](const void* p, size_t n) {
+            const unsigned char* b = static_cast<const unsigned char*>(p);
+            for (size_t i = 0; i < n; ++i)
+                h = (h ^ b[i]) * 1099511628211ull;
+        };
+        mix(skin.joints.data(), skin.joints.size() * sizeof(int));
+        mix(skin.inverseBind.data(), skin.inverseBind.size() * sizeof(glm::mat4));
+        std::vector<int>& bucket = m_skinsByHash[h];
+        for (int candidate : bucket) {
+            const Skin& other = m_rig.skins[size_t(candidate)];
+            if (other.joints == skin.joints && other.inverseBind.size() == skin.inverseBind.size() &&
+                std::memcmp(other.inverseBind.data(), skin.inverseBind.data(), skin.inverseBind.size() * sizeof(glm::mat4)) == 0)
+                return candidate;
+        }
+        bucket.push_back(int(m_rig.skins.size()));
+        m_rig.skins.push_back(std::move(skin));
+        return bucket.back();
+    }
+
+    /// Morph targets as deltas (Assimp stores absolute attributes).
+    void buildMorphTargets(unsigned aiIndex, const aiMesh& src, const std::string& who, Mesh& mesh)
+    {
+        std::vector<int>& targetOf = m_targetOf[aiIndex];
+        if (!src.mAnimMeshes || src.mNumAnimMeshes == 0)
+            return;
+        targetOf.assign(src.mNumAnimMeshes, -1);
+        const unsigned vertexCount = src.mNumVertices;
+        const bool baseNormals = src.mNormals != nullptr;
+        const bool baseTangents = src.mTangents != nullptr;
+        for (unsigned k = 0; k < src.mNumAnimMeshes; ++k) {
+            const aiAnimMesh* am = src.mAnimMeshes[k];
+            std::string name = am ? str(am->mName) : std::string();
+            if (name.empty())
+                name = "target" + std::to_string(k);
+            if (!am || am->mNumVertices != vertexCount) {
+                note(Severity::Warning, who + ": morph target '" + name + "' has " + std::to_string(am ? am->mNumVertices : 0) +
+                                            " vertices, the mesh " + std::to_string(vertexCount) + "; skipped");
+                continue;
+            }
+            MorphTarget target;
+            target.name = name;
+            target.positionDeltas.resize(vertexCount, glm::vec3(0.0f));
+            if (am->mVertices)
+                for (unsigned v = 0; v < vertexCount; ++v)
+                    target.positionDeltas[v] = toGlm(am->mVertices[v]) - mesh.positions[v];
+            if (am->mNormals && baseNormals) {
+                target.normalDeltas.resize(vertexCount);
+                for (unsigned v = 0; v < vertexCount; ++v)
+                    target.normalDeltas[v] = toGlm(am->mNormals[v]) - mesh.normals[v];
+            } else if (am->mNormals) {
+                note(Severity::Warning, who + ": morph target '" + name + "' has normals but the base mesh has none; ignored");
+            }
+            if (am->mTangents && baseTangents) {
+                target.tangentDeltas.resize(vertexCount);
+                for (unsigned v = 0; v < vertexCount; ++v)
+                    target.tangentDeltas[v] = toGlm(am->mTangents[v]) - glm::vec3(mesh.tangents[v]);
+            } else if (am->mTangents) {
+                note(Severity::Warning, who + ": morph target '" + name + "' has tangents but the base mesh has none; ignored");
+            }
+            targetOf[k] = int(mesh.morphTargets.size());
+            mesh.morphTargets.push_back(std::move(target));
+            // Assimp 5.2 puts glTF mesh.weights (0 when absent) into mWeight.
+            mesh.defaultMorphWeights.push_back(am->mWeight);
+        }
+    }
+
+    // ---- animations --------------------------------------------------------------------------------------------
+
+    void buildClips()
+    {
+        if (!m_scene.mAnimations)
+            return;
+        for (unsigned a = 0; a < m_scene.mNumAnimations; ++a) {
+            const aiAnimation* anim = m_scene.mAnimations[a];
+            if (!anim) {
+                note(Severity::Error, "animation " + std::to_string(a) + " is null; skipped");
+                continue;
+            }
+            Clip clip;
+            clip.name = str(anim->mName);
+            if (clip.name.empty())
+                clip.name = "clip" + std::to_string(a);
+            const std::string who = "clip '" + clip.name + "'";
+            double ticksPerSecond = anim->mTicksPerSecond;
+            if (ticksPerSecond == 0.0) {
+                ticksPerSecond = 25.0; // Assimp's convention for "not specified"
+            } else if (!(ticksPerSecond > 0.0) || !std::isfinite(ticksPerSecond)) {
+                note(Severity::Warning, who + ": invalid ticks per second (" + std::to_string(ticksPerSecond) + "); 25 used");
+                ticksPerSecond = 25.0;
+            }
+            float duration = 0.0f;
+
+            if (anim->mChannels)
+                for (unsigned c = 0; c < anim->mNumChannels; ++c)
+                    if (const aiNodeAnim* ch = anim->mChannels[c])
+                        buildJointChannel(*ch, who, ticksPerSecond, clip, duration);
+            if (anim->mMorphMeshChannels)
+                for (unsigned c = 0; c < anim->mNumMorphMeshChannels; ++c)
+                    if (const aiMeshMorphAnim* ch = anim->mMorphMeshChannels[c])
+                        buildMorphChannels(*ch, who, ticksPerSecond, clip, duration);
+            if (anim->mNumMeshChannels > 0)
+                note(Severity::Info, who + ": " + std::to_string(anim->mNumMeshChannels) +
+                                         " vertex-animation (mesh) channels are not supported; ignored");
+            clip.duration = duration;
+            m_rig.clips.push_back(std::move(clip));
+        }
+    }
+
+    /// Converts one key array; false (with a note) when its times are not sorted or not finite.
+    template <typename Key, typename T, typename Convert>
+    bool convertTrack(const Key* keys, unsigned count, double ticksPerSecond, Track<T>& track, const std::string& what,
+                      float& duration, Convert convert)
+    {
+        if (!keys || count == 0)
+            return true;
+        track.interpolation = Interpolation::Linear; // Assimp 5.2 keys carry no interpolation mode
+        track.times.resize(count);
+        track.values.resize(count);
+        for (unsigned k = 0; k < count; ++k) {
+            track.times[k] = float(keys[k].mTime / ticksPerSecond);
+            track.values[k] = convert(keys[k].mValue);
+            if (!std::isfinite(track.times[k]) || (k > 0 && !(track.times[k] >= track.times[k - 1]))) {
+                note(Severity::Warning, what + ": key times are not sorted (key " + std::to_string(k) + "); track skipped");
+                track = Track<T>{};
+                return false;
+            }
+        }
+        duration = std::max(duration, track.times.back());
+        return true;
+    }
+
+    void buildJointChannel(const aiNodeAnim& ch, const std::string& who, double ticksPerSecond, Clip& clip, float& duration)
+    {
+        const std::string name = str(ch.mNodeName);
+        JointChannel channel;
+        channel.node = findNode(name);
+        if (channel.node < 0) {
+            note(Severity::Warning, who + ": channel for unknown node '" + name + "'; skipped");
+            return;
+        }
+        noteIfAmbiguous(name, who + ": channel");
+        const std::string what = who + " node '" + name + "'";
+        auto vec = [](const aiVector3D& v) { return toGlm(v); };
+        auto quat = [](const aiQuaternion& q) { return glm::quat(q.w, q.x, q.y, q.z); }; // raw, not renormalised
+        convertTrack(ch.mPositionKeys, ch.mNumPositionKeys, ticksPerSecond, channel.translation, what + " translation", duration, vec);
+        convertTrack(ch.mRotationKeys, ch.mNumRotationKeys, ticksPerSecond, channel.rotation, what + " rotation", duration, quat);
+        convertTrack(ch.mScalingKeys, ch.mNumScalingKeys, ticksPerSecond, channel.scale, what + " scale", duration, vec);
+        if (channel.translation.empty() && channel.rotation.empty() && channel.scale.empty())
+            return;
+        clip.joints.push_back(std::move(channel));
+    }
+
+    /// The aiMesh indices a morph channel drives. Assimp 5.2 names the channel after the node holding the mesh(es);
+    /// other exporters use the mesh name, and Assimp suffixes some names ("name*0"): try those in turn.
+    std::vector<unsigned> morphChannelMeshes(const std::string& name)
+    {
+        std::vector<unsigned> out;
+        auto fromNode = [&](const std::string& n) {
+            // Every node of that name (names should be unique; if not, all of them), each of its mesh references.
+            for (size_t i = 0; i < m_aiNodes.size(); ++i) {
+                const aiNode* node = m_aiNodes[i];
+                if (!node->mMeshes || m_rig.skeleton.nodes[i].name != n)
+                    continue;
+                for (unsigned j = 0; j < node->mNumMeshes; ++j)
+                    if (const unsigned m = node->mMeshes[j];
+                        m < m_scene.mNumMeshes && std::find(out.begin(), out.end(), m) == out.end())
+                        out.push_back(m);
+            }
+        };
+        auto fromMeshName = [&](const std::string& n) {
+            for (unsigned m = 0; m < m_scene.mNumMeshes; ++m)
+                if (const aiMesh* mesh = meshAt(m); mesh && str(mesh->mName) == n)
+                    out.push_back(m);
+        };
+        fromNode(name);
+        if (out.empty())
+            fromMeshName(name);
+        if (out.empty())
+            if (const size_t star = name.rfind('*'); star != std::string::npos && star > 0) {
+                fromNode(name.substr(0, star));
+                if (out.empty())
+                    fromMeshName(name.substr(0, star));
+            }
+        return out;
+    }
+
+    void buildMorphChannels(const aiMeshMorphAnim& ch, const std::string& who, double ticksPerSecond, Clip& clip, float& duration)
+    {
+        const std::string name = str(ch.mName);
+        const std::string what = who + " morph channel '" + name + "'";
+        if (!ch.mKeys || ch.mNumKeys == 0) {
+            note(Severity::Warning, what + ": no keys; skipped");
+            return;
+        }
+        std::vector<float> times(ch.mNumKeys);
+        for (unsigned k = 0; k < ch.mNumKeys; ++k) {
+            times[k] = float(ch.mKeys[k].mTime / ticksPerSecond);
+            if (!std::isfinite(times[k]) || (k > 0 && !(times[k] >= times[k - 1]))) {
+                note(Severity::Warning, what + ": key times are not sorted (key " + std::to_string(k) + "); skipped");
+                return;
+            }
+        }
+        const std::vector<unsigned> meshes = morphChannelMeshes(name);
+        if (meshes.empty()) {
+            note(Severity::Warning, what + ": no node or mesh of that name; skipped");
+            return;
+        }
+        size_t badValues = 0;
+        bool any = false;
+        for (unsigned m : meshes) {
+            const int rigMesh = m_rigMeshOf[m];
+            if (rigMesh < 0)
+                continue;
+            const std::vector<int>& targetOf = m_targetOf[m];
+            const size_t targets = m_rig.meshes[size_t(rigMesh)].morphTargets.size();
+            if (targets == 0)
+                continue;
+            MorphChannel channel;
+            channel.mesh = rigMesh;
+            channel.interpolation = Interpolation::Linear;
+            channel.times = times;
+            channel.weights.assign(times.size() * targets, 0.0f);
+            for (unsigned k = 0; k < ch.mNumKeys; ++k) {
+                const aiMeshMorphKey& key = ch.mKeys[k];
+                if (!key.mValues || !key.mWeights)
+                    continue;
+                for (unsigned q = 0; q < key.mNumValuesAndWeights; ++q) {
+                    const unsigned animMesh = key.mValues[q];
+                    const int target = animMesh < targetOf.size() ? targetOf[animMesh] : -1;
+                    if (target < 0) {
+                        ++badValues;
+                        continue;
+                    }
+                    channel.weights[size_t(k) * targets + size_t(target)] = float(key.mWeights[q]);
+                }
+            }
+            clip.morphs.push_back(std::move(channel));
+            any = true;
+        }
+        if (!any) {
+            note(Severity::Warning, what + ": its meshes have no morph targets; skipped");
+            return;
+        }
+        if (badValues)
+            note(Severity::Warning, what + ": " + std::to_string(badValues) + " key values name missing or skipped targets; ignored");
+        duration = std::max(duration, times.back());
+    }
+
+    const aiScene& m_scene;
+    std::string m_path;
+    const ImportOptions& m_options;
+    Rig m_rig;
+    std::vector<const aiNode*> m_aiNodes;          ///< per skeleton node: its aiNode
+    std::vector<int> m_meshNode;                    ///< per aiMesh: first node referencing it, -1 if none
+    std::vector<int> m_rigMeshOf;                   ///< per aiMesh: index in Rig::meshes, -1 if skipped
+    std::vector<std::vector<int>> m_targetOf;       ///< per aiMesh, per anim mesh: index in morphTargets, -1 if skipped
+    std::unordered_map<std::string, int> m_nodeByName;
+    std::unordered_map<std::string, int> m_duplicateNames; ///< name -> extra occurrences (-1 once reported)
+    std::unordered_map<uint64_t, std::vector<int>> m_skinsByHash;
+};
+
+/// Runs `read` (which returns the scene or null) and converts its result; no exception escapes.
+template <typename Read>
+Result<Rig> importWith(const std::string& displayName, const ImportOptions& options, Read read)
+{
+    try {
+        Assimp::Importer importer;
+        // Keep every bone, also ones without weights (FBX clusters): the skin lists what the file lists.
+        importer.SetPropertyBool(AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES, false);
+        const aiScene* scene = read(importer);
+        if (!scene) {
+            std::string reason = oneLine(importer.GetErrorString());
+            return fail(displayName + ": " + (reason.empty() ? std::string("Assimp could not read the file") : reason));
+        }
+        Converter converter(*scene, displayName, options);
+        return converter.run();
+    } catch (const std::bad_alloc&) {
+        return fail(displayName + ": out of memory while importing");
+    } catch (const std::exception& e) {
+        const std::string reason = oneLine(e.what());
+        return fail(displayName + ": " + (reason.empty() ? std::string("import failed") : reason));
+    } catch (...) {
+        return fail(displayName + ": import failed (unknown exception)");
+    }
+}
+
+} // namespace
+
+Result<Rig> importFile(const std::string& path, const ImportOptions& options)
+{
+    try {
+        std::error_code ec;
+        const std::filesystem::file_status status = std::filesystem::status(path, ec);
+        if (path.empty() || ec || !std::filesystem::exists(status))
+            return fail(path + ": no such file");
+        if (!std::filesystem::is_regular_file(status))
+            return fail(path + ": not a regular file");
+    } catch (...) {
+        return fail(path + ": no such file");
+    }
+    return importWith(path, options, [&path](Assimp::Importer& importer) { return importer.ReadFile(path, kPostProcess); });
+}
+
+Result<Rig> importMemory(const void* data, size_t size, const std::string& formatHint, const std::string& displayName,
+                         const ImportOptions& options)
+{
+    if (!data || size == 0)
+        return fail(displayName + ": empty buffer");
+    std::string hint = formatHint;
+    if (!hint.empty() && hint.front() == '.')
+        hint.erase(0, 1);
+    const bool hintOk = hint.size() <= 16 && std::all_of(hint.begin(), hint.end(), [](char c) {
+                            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+                        });
+    if (!hintOk)
+        return fail(displayName + ": invalid format hint '" + oneLine(formatHint) + "'");
+    return importWith(displayName, options, [&](Assimp::Importer& importer) {
+        return importer.ReadFileFromMemory(data, size, kPostProcess, hint.c_str());
+    });
+}
+
+std::string assimpVersion()
+{
+    return std::to_string(aiGetVersionMajor()) + "." + std::to_string(aiGetVersionMinor()) + "." +
+           std::to_string(aiGetVersionPatch());
+}
+
+} // namespace rig

@@ -1,0 +1,37 @@
+// Angular error of a method against the reference, and its statistics.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <glm/glm.hpp>
+
+namespace rig {
+
+/// Marks an undefined per-vertex error (either direction undefined). Never NaN.
+inline constexpr float kUndefinedError = -1.0f;
+
+/// errors[v] = angle in degrees between a[v] and b[v] (atan2 form), or kUndefinedError when either is the zero
+/// vector (or not finite). All spans hold the same count.
+void angularErrors(std::span<const glm::vec3> a, std::span<const glm::vec3> b, std::span<float> errors);
+/// Same for the xyz of tangents.
+void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec4> b, std::span<float> errors);
+
+/// Histogram: 45 one-degree bins [0,1) ... [44,45) and a last bin for >= 45°.
+inline constexpr int kHistogramBins = 46;
+
+struct ErrorStats {
+    size_t defined = 0;
+    size_t undefined = 0;
+    double max = 0.0;
+    double mean = 0.0;
+    double p95 = 0.0; ///< nearest-rank 95th percentile
+    std::array<uint32_t, kHistogramBins> histogram{};
+};
+
+/// Statistics over the defined entries (>= 0) of errors; all zeros when none is defined.
+ErrorStats errorStats(std::span<const float> errors);
+
+} // namespace rig

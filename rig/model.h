@@ -1,0 +1,150 @@
+// The editable rig model: what a file (or a built-in sample) holds, exactly as authored.
+//
+// Nothing here is "fixed up": weights are raw (any count per vertex, not renormalised, possibly negative or NaN),
+// bind matrices are whatever the file says. Derived runtime data (normalised top-K influences, palettes, weight
+// gradients) is built from this by the builders in influences.h / palette.h and never written back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
+
+namespace rig {
+
+/// Local translation / rotation / scale of a node.
+struct Transform {
+    glm::vec3 translation{0.0f};
+    glm::quat rotation{1.0f, 0.0f, 0.0f, 0.0f}; // w, x, y, z
+    glm::vec3 scale{1.0f};
+
+    glm::mat4 matrix() const;
+};
+
+/// A node of the scene hierarchy. Joints are nodes that a skin references.
+struct Node {
+    std::string name;
+    int parent = -1;          ///< index into Skeleton::nodes, always < own index, -1 for a root
+    Transform rest;           ///< rest local TRS (decomposed from restMatrix)
+    glm::mat4 restMatrix{1.0f}; ///< rest local matrix as authored (used when the node is not posed)
+    bool restHasShear = false; ///< restMatrix is not exactly representable as TRS
+};
+
+/// Every node of the file, parents before children.
+struct Skeleton {
+    std::vector<Node> nodes;
+
+    /// Returns the node index with this name, or -1.
+    int find(const std::string& name) const;
+};
+
+/// A skin: which nodes drive a mesh, with their inverse bind matrices (glTF's skin, Assimp's bone list).
+struct Skin {
+    std::string name;
+    std::vector<int> joints;              ///< node indices
+    std::vector<glm::mat4> inverseBind;   ///< one per joint
+};
+
+/// One authored influence of a vertex: a skin-local joint index and its raw weight.
+struct Influence {
+    uint32_t joint = 0;
+    float weight = 0.0f;
+};
+
+/// Morph target deltas in bind space. normalDeltas / tangentDeltas are empty when the file has none.
+struct MorphTarget {
+    std::string name;
+    std::vector<glm::vec3> positionDeltas;
+    std::vector<glm::vec3> normalDeltas;
+    std::vector<glm::vec3> tangentDeltas;
+};
+
+/// A triangle mesh with its skinning data, in bind space.
+struct Mesh {
+    std::string name;
+    int node = -1; ///< node the mesh hangs from (used to place an unskinned mesh; ignored for skinned ones)
+    int skin = -1; ///< index into Rig::skins, or -1 for an unskinned (rigid) mesh
+
+    std::vector<glm::vec3> positions;
+    std::vector<glm::vec3> normals;
+    std::vector<glm::vec4> tangents; ///< xyz + handedness w (±1); empty when there are no UVs to build them from
+    std::vector<glm::vec2> uvs;      ///< UV0, empty if absent
+    std::vector<uint32_t> indices;   ///< triangle list
+
+    /// Raw influences, CSR: those of vertex v are influences[influenceOffsets[v] .. influenceOffsets[v+1]).
+    /// influenceOffsets has vertexCount()+1 entries when the mesh is skinned, and is empty otherwise.
+    std::vector<uint32_t> influenceOffsets;
+    std::vector<Influence> influences;
+
+    std::vector<MorphTarget> morphTargets;
+    std::vector<float> defaultMorphWeights; ///< one per target (glTF mesh.weights), zeros when absent
+
+    bool normalsGenerated = false;  ///< the file had no normals: they were built from the rest triangles
+    bool tangentsGenerated = false; ///< the file had no tangents: they were built from the rest triangles and UV0
+
+    size_t vertexCount() const { return positions.size(); }
+    size_t triangleCount() const { return indices.size() / 3; }
+    bool hasTangents() const { return !tangents.empty(); }
+    bool isSkinned() const { return skin >= 0; }
+};
+
+enum class Interpolation : uint8_t { Step, Linear, CubicSpline };
+
+/// A keyed channel. For CubicSpline, values holds (in-tangent, value, out-tangent) per key, as glTF stores it.
+template <typename T>
+struct Track {
+    Interpolation interpolation = Interpolation::Linear;
+    std::vector<float> times;
+    std::vector<T> values;
+    bool empty() const { return times.empty(); }
+};
+
+struct JointChannel {
+    int node = -1;
+    Track<glm::vec3> translation;
+    Track<glm::quat> rotation;
+    Track<glm::vec3> scale;
+};
+
+/// Morph weight animation of one mesh: each key holds weightsPerKey values (one per target).
+struct MorphChannel {
+    int mesh = -1;
+    Interpolation interpolation = Interpolation::Linear;
+    std::vector<float> times;
+    std::vector<float> weights; ///< times.size() * targets (x3 for CubicSpline)
+};
+
+struct Clip {
+    std::string name;
+    float duration = 0.0f; ///< seconds
+    std::vector<JointChannel> joints;
+    std::vector<MorphChannel> morphs;
+};
+
+/// Something wrong with the file that the import noticed and kept (never silently repaired).
+struct ImportNote {
+    enum class Severity : uint8_t { Info, Warning, Error };
+    Severity severity = Severity::Info;
+    std::string message;
+};
+
+struct Rig {
+    std::string source; ///< file path or "sample:NAME"
+    Skeleton skeleton;
+    std::vector<Skin> skins;
+    std::vector<Mesh> meshes;
+    std::vector<Clip> clips;
+    std::vector<ImportNote> notes;
+
+    size_t vertexCount() const;
+    size_t triangleCount() const;
+    /// Number of distinct nodes referenced as joints by any skin.
+    size_t jointCount() const;
+    size_t morphTargetCount() const;
+    /// Index of the clip named `name`, or parsed as a decimal index; -1 if none.
+    int findClip(const std::string& nameOrIndex) const;
+};
+
+} // namespace rig

@@ -1,0 +1,317 @@
+#include "skinning.h"
+
+#include <array>
+#include <cassert>
+#include <cmath>
+
+#include "math.h"
+
+namespace rig {
+
+namespace {
+
+constexpr std::array<std::string_view, kMethodCount> kIds = {
+    "positions-only", "linear", "blend-inverse-transpose", "inverse-transpose",
+    "cofactor",       "dual-quaternion", "jacobian",       "rebuilt",
+};
+
+// Affine 3x4 blend: only the first three rows of each column matter.
+struct Affine {
+    glm::vec3 c0{0.0f}, c1{0.0f}, c2{0.0f}, c3{0.0f};
+    void add(const glm::mat4& m, float w)
+    {
+        c0 += w * glm::vec3(m[0]);
+        c1 += w * glm::vec3(m[1]);
+        c2 += w * glm::vec3(m[2]);
+        c3 += w * glm::vec3(m[3]);
+    }
+    glm::mat3 linear() const { return glm::mat3(c0, c1, c2); }
+    glm::vec3 point(const glm::vec3& p) const { return c0 * p.x + c1 * p.y + c2 * p.z + c3; }
+};
+
+// |det| below this fraction of a same-norm uniform scale's determinant counts as singular.
+bool singular3(const glm::mat3& a, float det)
+{
+    const float f2 = glm::dot(a[0], a[0]) + glm::dot(a[1], a[1]) + glm::dot(a[2], a[2]);
+    const float scale3 = std::pow(f2 * (1.0f / 3.0f), 1.5f);
+    return !(std::fabs(det) > 1e-6f * scale3) || !std::isfinite(det);
+}
+
+glm::vec3 rotate(const glm::quat& q, const glm::vec3& v)
+{
+    const glm::vec3 u(q.x, q.y, q.z);
+    const glm::vec3 t = 2.0f * glm::cross(u, v);
+    return v + q.w * t + glm::cross(u, t);
+}
+
+template <size_t K, typename PerVertex>
+void loop(const SkinJob& job, size_t first, size_t last, PerVertex&& body)
+{
+    const uint16_t* joints = job.joints.data();
+    const float* weights = job.weights.data();
+    for (size_t v = first; v < last; ++v)
+        body(v, joints + v * K, weights + v * K);
+}
+
+template <size_t K>
+Affine blend(const JointFrame* palette, const uint16_t* j, const float* w)
+{
+    Affine a;
+    for (size_t i = 0; i < K; ++i)
+        if (w[i] != 0.0f)
+            a.add(palette[j[i]].matrix, w[i]);
+    return a;
+}
+
+template <size_t K>
+void runMethod(const SkinJob& job, size_t first, size_t last)
+{
+    const JointFrame* pal = job.palette.data();
+    const glm::vec3* inP = job.positions.data();
+    const glm::vec3* inN = job.normals.data();
+    const glm::vec4* inT = job.tangents.data();
+    glm::vec3* outP = job.outPositions.data();
+    glm::vec3* outN = job.outNormals.data();
+    glm::vec4* outT = job.outTangents.data();
+    uint8_t* flags = job.outFlags.empty() ? nullptr : job.outFlags.data();
+    const bool tangents = !job.tangents.empty();
+
+    auto writeTangent = [&](size_t v, const glm::vec3& t) {
+        if (tangents)
+            outT[v] = glm::vec4(safeNormalize(t), inT[v].w);
+    };
+    auto setFlag = [&](size_t v, uint8_t f) {
+        if (flags)
+            flags[v] = f;
+    };
+
+    switch (job.method) {
+    case Method::PositionsOnly:
+        loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
+            outP[v] = blend<K>(pal, j, w).point(inP[v]);
+            outN[v] = safeNormalize(inN[v]);
+            writeTangent(v, glm::vec3(inT ? inT[v] : glm::vec4(0.0f)));
+            setFlag(v, SkinFlagNone);
+        });
+        break;
+    case Method::Linear:
+        loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
+            const Affine a = blend<K>(pal, j, w);
+            outP[v] = a.point(inP[v]);
+            const glm::mat3 a3 = a.linear();
+            outN[v] = safeNormalize(a3 * inN[v]);
+            if (tangents)
+                writeTangent(v, a3 * glm::vec3(inT[v]));
+            setFlag(v, SkinFlagNone);
+        });
+        break;
+    case Method::BlendInverseTranspose:
+        loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
+            const Affine a = blend<K>(pal, j, w);
+            outP[v] = a.point(inP[v]);
+            glm::mat3 nm(0.0f);
+            bool singular = false;
+            for (size_t i = 0; i < K; ++i)
+                if (w[i] != 0.0f) {
+                    nm += w[i] * pal[j[i]].inverseTranspose;
+                    singular |= pal[j[i]].singular;
+                }
+            outN[v] = singular ? glm::vec3(0.0f) : safeNormalize(nm * inN[v]);
+            if (tangents)
+                writeTangent(v, a.linear() * glm::vec3(inT[v]));
+            setFlag(v, singular ? SkinFlagSingular : SkinFlagNone);
+        });
+        break;
+    case Method::InverseTranspose:
+    case Method::Cofactor: {
+        const bool inverse = job.method == Method::InverseTranspose;
+        loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
+            const Affine a = blend<K>(pal, j, w);
+            outP[v] = a.point(inP[v]);
+            const glm::mat3 a3 = a.linear();
+            const glm::vec3 cn = cofactor(a3) * inN[v];
+            uint8_t f = SkinFlagNone;
+            if (inverse) {
+                // A^{-T} n = cof(A) n / det(A): same direction as the cofactor, flipped when det < 0.
+                const float det = glm::determinant(a3);
+                if (singular3(a3, det)) {
+                    outN[v] = glm::vec3(0.0f);
+                    f = SkinFlagSingular;
+                } else {
+                    outN[v] = safeNormalize(det < 0.0f ? -cn : cn);
+                }
+            } else {
+                outN[v] = safeNormalize(cn);
+            }
+            if (tangents)
+                writeTangent(v, a3 * glm::vec3(inT[v]));
+            setFlag(v, f);
+        });
+        break;
+    }
+    case Method::DualQuaternion:
+        loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
+            bool fallback = false;
+            for (size_t i = 0; i < K; ++i)
+                if (w[i] != 0.0f && (pal[j[i]].mirrored || pal[j[i]].singular))
+                    fallback = true;
+            if (fallback) {
+                const Affine a = blend<K>(pal, j, w);
+                outP[v] = a.point(inP[v]);
+                const glm::mat3 a3 = a.linear();
+                outN[v] = safeNormalize(a3 * inN[v]);
+                if (tangents)
+                    writeTangent(v, a3 * glm::vec3(inT[v]));
+                setFlag(v, SkinFlagDqFallback);
+                return;
+            }
+            // The pivot is the largest weight: slot 0 of the sorted stream.
+            const glm::quat pivot = pal[j[0]].dq.real;
+            glm::quat real(0, 0, 0, 0), dual(0, 0, 0, 0);
+            glm::mat3 s(0.0f);
+            for (size_t i = 0; i < K; ++i) {
+                if (w[i] == 0.0f)
+                    continue;
+                const JointFrame& fr = pal[j[i]];
+                const float sw = glm::dot(fr.dq.real, pivot) < 0.0f ? -w[i] : w[i];
+                real += sw * fr.dq.real;
+                dual += sw * fr.dq.dual;
+                s += w[i] * fr.stretch;
+            }
+            const float len = glm::length(real);
+            if (!(len > 1e-12f) || !std::isfinite(len)) {
+                outP[v] = glm::vec3(0.0f);
+                outN[v] = glm::vec3(0.0f);
+                if (tangents)
+                    outT[v] = glm::vec4(0.0f);
+                setFlag(v, SkinFlagSingular);
+                return;
+            }
+            real = real * (1.0f / len);
+            dual = dual * (1.0f / len);
+            const glm::quat tq = dual * glm::conjugate(real);
+            const glm::vec3 translation = 2.0f * glm::vec3(tq.x, tq.y, tq.z);
+            outP[v] = rotate(real, s * inP[v]) + translation;
+            outN[v] = safeNormalize(rotate(real, cofactor(s) * inN[v]));
+            if (tangents)
+                writeTangent(v, rotate(real, s * glm::vec3(inT[v])));
+            setFlag(v, SkinFlagNone);
+        });
+        break;
+    case Method::Jacobian: {
+        const uint32_t* off = job.gradients.offsets.data();
+        const uint16_t* gj = job.gradients.joints.data();
+        const glm::vec3* gg = job.gradients.gradients.data();
+        loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
+            const Affine a = blend<K>(pal, j, w);
+            const glm::vec3 p = inP[v];
+            outP[v] = a.point(p);
+            glm::mat3 jac = a.linear();
+            for (uint32_t g = off[v]; g < off[v + 1]; ++g) {
+                const glm::mat4& m = pal[gj[g]].matrix;
+                const glm::vec3 mp = glm::vec3(m[0]) * p.x + glm::vec3(m[1]) * p.y + glm::vec3(m[2]) * p.z + glm::vec3(m[3]);
+                const glm::vec3 grad = gg[g];
+                // J += (M_j p) ∇w_jᵀ : column c gains (M_j p) * ∇w_j[c].
+                jac[0] += mp * grad.x;
+                jac[1] += mp * grad.y;
+                jac[2] += mp * grad.z;
+            }
+            outN[v] = safeNormalize(cofactor(jac) * inN[v]);
+            if (tangents)
+                writeTangent(v, jac * glm::vec3(inT[v]));
+            setFlag(v, SkinFlagNone);
+        });
+        break;
+    }
+    case Method::Rebuilt:
+        assert(false && "rebuilt is not a skin job");
+        break;
+    }
+}
+
+} // namespace
+
+// Defined in skinning_linear_avx2.cpp.
+bool cpuHasAvx2Fma();
+void runLinearAvx2K4(const SkinJob& job, size_t first, size_t last);
+
+std::string_view methodId(Method m)
+{
+    return kIds[size_t(m)];
+}
+
+std::optional<Method> methodFromId(std::string_view id)
+{
+    for (size_t i = 0; i < kIds.size(); ++i)
+        if (kIds[i] == id)
+            return Method(i);
+    return std::nullopt;
+}
+
+const std::vector<Method>& allMethods()
+{
+    static const std::vector<Method> all = {Method::PositionsOnly, Method::Linear,         Method::BlendInverseTranspose,
+                                            Method::InverseTranspose, Method::Cofactor,   Method::DualQuaternion,
+                                            Method::Jacobian,         Method::Rebuilt};
+    return all;
+}
+
+bool SkinJob::validate() const
+{
+    if (method == Method::Rebuilt)
+        return false;
+    if (influencesPerVertex != 4 && influencesPerVertex != 8)
+        return false;
+    const size_t n = positions.size();
+    const size_t k = size_t(influencesPerVertex);
+    if (palette.empty() || normals.size() != n || joints.size() != n * k || weights.size() != n * k)
+        return false;
+    if (outPositions.size() != n || outNormals.size() != n)
+        return false;
+    if (tangents.size() != outTangents.size() || (!tangents.empty() && tangents.size() != n))
+        return false;
+    if (!outFlags.empty() && outFlags.size() != n)
+        return false;
+    if (method == Method::Jacobian) {
+        if (gradients.offsets.size() != n + 1 || gradients.joints.size() != gradients.gradients.size())
+            return false;
+        if (gradients.offsets.back() > gradients.joints.size())
+            return false;
+    }
+    return true;
+}
+
+bool linearFastPathAvailable()
+{
+    static const bool available = cpuHasAvx2Fma();
+    return available;
+}
+
+void runLinearScalar(const SkinJob& job)
+{
+    SkinJob copy = job;
+    copy.method = Method::Linear;
+    const size_t last = std::min(job.last, job.positions.size());
+    if (job.influencesPerVertex == 8)
+        runMethod<8>(copy, job.first, last);
+    else
+        runMethod<4>(copy, job.first, last);
+}
+
+void SkinJob::run() const
+{
+    assert(validate());
+    const size_t end = std::min(last, positions.size());
+    if (first >= end)
+        return;
+    if (method == Method::Linear && influencesPerVertex == 4 && linearFastPathAvailable()) {
+        runLinearAvx2K4(*this, first, end);
+        return;
+    }
+    if (influencesPerVertex == 8)
+        runMethod<8>(*this, first, end);
+    else
+        runMethod<4>(*this, first, end);
+}
+
+} // namespace rig

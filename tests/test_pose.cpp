@@ -1,0 +1,208 @@
+// Posing: Euler order, edit composition, clip sampling (step, linear, cubic) and the pose file.
+#include "testutil.h"
+
+#include "app/pose_file.h"
+#include "rig/pose.h"
+
+using namespace rig;
+
+namespace {
+
+Rig twoNodeRig()
+{
+    Rig r;
+    Node a;
+    a.name = "a";
+    a.rest.rotation = glm::angleAxis(glm::radians(90.0f), glm::vec3(0, 0, 1));
+    a.rest.translation = glm::vec3(1, 2, 3);
+    a.restMatrix = a.rest.matrix();
+    Node b;
+    b.name = "b";
+    b.parent = 0;
+    b.rest.translation = glm::vec3(2, 0, 0);
+    b.restMatrix = b.rest.matrix();
+    r.skeleton.nodes = {a, b};
+    return r;
+}
+
+void compareVec(const glm::vec3& a, const glm::vec3& b, float tol = 1e-5f)
+{
+    for (int i = 0; i < 3; ++i)
+        RS_COMPARE_NEAR(a[i], b[i], tol);
+}
+
+} // namespace
+
+class TestPose : public QObject {
+    Q_OBJECT
+private slots:
+    void eulerOrderIsXThenYThenZ();
+    void editsComposeInLocalFrame();
+    void unknownNamesFail();
+    void stepLinearCubic();
+    void clipThenEdits();
+    void morphWeightsFromClipAndPose();
+    void poseFileParses();
+    void poseFileErrors_data();
+    void poseFileErrors();
+};
+
+void TestPose::eulerOrderIsXThenYThenZ()
+{
+    // X by 90° sends y to z; then Y by 90° sends z to x. So (90, 90, 0) maps y to x.
+    compareVec(eulerXYZ({90, 0, 0}) * glm::vec3(0, 1, 0), {0, 0, 1});
+    compareVec(eulerXYZ({90, 90, 0}) * glm::vec3(0, 1, 0), {1, 0, 0});
+    // Z last: (0, 90, 90) maps z to x (by Y) then x to y (by Z).
+    compareVec(eulerXYZ({0, 90, 90}) * glm::vec3(0, 0, 1), {0, 1, 0});
+}
+
+void TestPose::editsComposeInLocalFrame()
+{
+    const Rig r = twoNodeRig();
+    Pose pose;
+    pose.joints["a"].rotateDeg = {90, 0, 0};     // after the rest rotation: about a's own x axis
+    pose.joints["a"].translate = {0, 0, 1};      // added to the local translation
+    pose.joints["b"].scale = {2, 3, 4};          // multiplies the local scale
+    auto resolved = resolvePose(r, pose);
+    QVERIFY(resolved.ok());
+    std::vector<glm::mat4> world;
+    evaluateWorld(r, resolved.value(), world);
+    // a: R = Rz90 * Rx90, t = (1,2,4). Local y of a -> Rx90 -> z -> Rz90 keeps z.
+    compareVec(glm::mat3(world[0]) * glm::vec3(0, 1, 0), {0, 0, 1});
+    compareVec(glm::vec3(world[0][3]), {1, 2, 4});
+    // b's origin: a's transform applied to (2,0,0): Rx90 keeps x, Rz90 sends x to y.
+    compareVec(glm::vec3(world[1][3]), glm::vec3(1, 2, 4) + glm::vec3(0, 2, 0));
+    // b's x axis carries its scale 2.
+    RS_COMPARE_NEAR(glm::length(glm::vec3(world[1][0])), 2.0, 1e-5);
+    RS_COMPARE_NEAR(glm::length(glm::vec3(world[1][2])), 4.0, 1e-5);
+}
+
+void TestPose::unknownNamesFail()
+{
+    const Rig r = twoNodeRig();
+    Pose p;
+    p.joints["elbow_l"];
+    auto a = resolvePose(r, p);
+    QVERIFY(!a.ok());
+    QVERIFY(a.error().find("elbow_l") != std::string::npos);
+    Pose m;
+    m.morphs["smile"] = 1.0f;
+    auto b = resolvePose(r, m);
+    QVERIFY(!b.ok() && b.error().find("smile") != std::string::npos);
+    Pose c;
+    c.clip = "walk";
+    auto cc = resolvePose(r, c);
+    QVERIFY(!cc.ok() && cc.error().find("walk") != std::string::npos);
+}
+
+void TestPose::stepLinearCubic()
+{
+    Track<glm::vec3> t;
+    t.times = {0.0f, 1.0f, 3.0f};
+    t.values = {{0, 0, 0}, {1, 0, 0}, {1, 4, 0}};
+    t.interpolation = Interpolation::Linear;
+    compareVec(sampleTrack(t, 0.25f), {0.25f, 0, 0});
+    compareVec(sampleTrack(t, 2.0f), {1, 2, 0});
+    compareVec(sampleTrack(t, -1.0f), {0, 0, 0}); // clamped
+    compareVec(sampleTrack(t, 9.0f), {1, 4, 0});
+    t.interpolation = Interpolation::Step;
+    compareVec(sampleTrack(t, 0.99f), {0, 0, 0});
+    compareVec(sampleTrack(t, 1.0f), {1, 0, 0});
+    compareVec(sampleTrack(t, 2.9f), {1, 0, 0});
+    // Cubic spline, glTF layout (in, value, out) per key. Hermite at s = 0.5 over span 2:
+    // h00 = 0.5, h10 = 0.125, h01 = 0.5, h11 = -0.125 → 0.5*v0 + 0.125*2*out0 + 0.5*v1 - 0.125*2*in1.
+    Track<glm::vec3> c;
+    c.interpolation = Interpolation::CubicSpline;
+    c.times = {0.0f, 2.0f};
+    c.values = {{9, 9, 9}, {0, 0, 0}, {1, 0, 0}, {0, 3, 0}, {2, 0, 0}, {9, 9, 9}};
+    compareVec(sampleTrack(c, 1.0f), {0.5f * 0 + 0.25f * 1 + 0.5f * 2 - 0.25f * 0, -0.25f * 3, 0});
+    compareVec(sampleTrack(c, 2.0f), {2, 0, 0});
+}
+
+void TestPose::clipThenEdits()
+{
+    const Rig r = testutil::sample("lift_strip");
+    Pose pose;
+    pose.clip = "lift";
+    pose.time = 1.5; // step: the key at t=1 (0.5 up) holds until t=2
+    pose.joints["lift"].translate = {0, 0.25f, 0};
+    auto resolved = resolvePose(r, pose);
+    QVERIFY2(resolved.ok(), resolved.ok() ? "" : resolved.error().c_str());
+    std::vector<glm::mat4> world;
+    evaluateWorld(r, resolved.value(), world);
+    const int lift = r.skeleton.find("lift");
+    RS_COMPARE_NEAR(world[size_t(lift)][3].y, 0.75, 1e-6);
+    pose.clip = "0"; // by index
+    QVERIFY(resolvePose(r, pose).ok());
+}
+
+void TestPose::morphWeightsFromClipAndPose()
+{
+    Rig r = testutil::sample("sheet");
+    Clip clip;
+    clip.name = "blink";
+    MorphChannel ch;
+    ch.mesh = 0;
+    ch.times = {0.0f, 1.0f};
+    const size_t targets = r.meshes[0].morphTargets.size();
+    ch.weights.assign(2 * targets, 0.0f);
+    ch.weights[targets + 1] = 1.0f; // target 1 goes 0 -> 1
+    clip.morphs.push_back(ch);
+    r.clips.push_back(clip);
+    Pose pose;
+    pose.clip = "blink";
+    pose.time = 0.25;
+    pose.morphs[r.meshes[0].morphTargets[0].name] = 0.7f;
+    auto resolved = resolvePose(r, pose);
+    QVERIFY(resolved.ok());
+    RS_COMPARE_NEAR(resolved->morphWeights[0][1], 0.25, 1e-6);
+    RS_COMPARE_NEAR(resolved->morphWeights[0][0], 0.7, 1e-6); // the pose file wins over the clip
+    // A malformed channel is refused, not read out of bounds.
+    r.clips.back().morphs[0].weights.pop_back();
+    QVERIFY(!resolvePose(r, pose).ok());
+}
+
+void TestPose::poseFileParses()
+{
+    const QByteArray json = R"({"joints": {"lift": {"rotate": [10, 20, 30], "translate": [0, 1, 0], "scale": [1, 2, 1]}},
+                                "morphs": {"swirl": 0.5}, "clip": 2, "time": 1.25})";
+    auto p = app::parsePose(json, QStringLiteral("pose.json"));
+    QVERIFY(p.ok());
+    const JointEdit& e = p->joints.at("lift");
+    QCOMPARE(e.rotateDeg, glm::vec3(10, 20, 30));
+    QCOMPARE(e.translate, glm::vec3(0, 1, 0));
+    QCOMPARE(e.scale, glm::vec3(1, 2, 1));
+    QCOMPARE(p->morphs.at("swirl"), 0.5f);
+    QCOMPARE(p->clip, std::string("2"));
+    QCOMPARE(p->time, 1.25);
+}
+
+void TestPose::poseFileErrors_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("not json") << QByteArray("{\"joints\": ") << "not valid JSON";
+    QTest::newRow("array") << QByteArray("[]") << "top level";
+    QTest::newRow("unknown key") << QByteArray(R"({"jionts": {}})") << "jionts";
+    QTest::newRow("short vector") << QByteArray(R"({"joints": {"a": {"rotate": [1, 2]}}})") << "joints.a.rotate";
+    QTest::newRow("string number") << QByteArray(R"({"joints": {"a": {"scale": [1, "2", 1]}}})") << "joints.a.scale";
+    QTest::newRow("bad joint key") << QByteArray(R"({"joints": {"a": {"rotation": [1, 2, 3]}}})") << "rotation";
+    QTest::newRow("morph not number") << QByteArray(R"({"morphs": {"smile": "max"}})") << "morphs.smile";
+    QTest::newRow("negative clip") << QByteArray(R"({"clip": -1})") << "clip";
+    QTest::newRow("time string") << QByteArray(R"({"time": "now"})") << "time";
+}
+
+void TestPose::poseFileErrors()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, mentions);
+    auto p = app::parsePose(json, QStringLiteral("bad.json"));
+    QVERIFY(!p.ok());
+    const QString msg = QString::fromStdString(p.error());
+    QVERIFY2(msg.startsWith(QLatin1String("bad.json: ")), qPrintable(msg));
+    QVERIFY2(msg.contains(mentions), qPrintable(msg));
+    QVERIFY(!msg.contains('\n'));
+}
+
+QTEST_GUILESS_MAIN(TestPose)
+#include "test_pose.moc"

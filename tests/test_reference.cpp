@@ -1,0 +1,156 @@
+// The rebuilt reference and the error metrics, on hand-built meshes with exact answers.
+#include "testutil.h"
+
+#include "rig/metrics.h"
+#include "rig/reference.h"
+
+using namespace rig;
+
+namespace {
+
+struct Rebuilt {
+    std::vector<glm::vec3> normals;
+    std::vector<glm::vec4> tangents;
+};
+
+Rebuilt rebuild(const std::vector<glm::vec3>& p, const std::vector<glm::vec2>& uv, const std::vector<uint32_t>& idx,
+                const std::vector<glm::vec3>& restNormals = {})
+{
+    Rebuilt r;
+    r.normals.resize(p.size());
+    r.tangents.resize(p.size());
+    RebuildScratch scratch;
+    const std::vector<uint32_t> groups = buildSmoothingGroups(p, restNormals);
+    rebuildFrames(p, uv, idx, groups, r.normals, r.tangents, scratch);
+    return r;
+}
+
+bool finite(const glm::vec4& v) { return std::isfinite(v.x + v.y + v.z + v.w); }
+
+} // namespace
+
+class TestReference : public QObject {
+    Q_OBJECT
+private slots:
+    void quadNormalAndTangent();
+    void mirroredUvsGiveNegativeHandedness();
+    void areaWeighting();
+    void degenerateTrianglesAndUvsNeverNaN();
+    void uvSeamWeldedHardEdgeKept();
+    void angleAccuracyNearZero();
+    void statsNearestRankAndHistogram();
+};
+
+void TestReference::quadNormalAndTangent()
+{
+    // Unit quad in XZ, counter-clockwise seen from +y; u along +x, v along -z.
+    const std::vector<glm::vec3> p = {{0, 0, 0}, {1, 0, 0}, {1, 0, -1}, {0, 0, -1}};
+    const std::vector<glm::vec2> uv = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+    const std::vector<uint32_t> idx = {0, 1, 2, 0, 2, 3};
+    const Rebuilt r = rebuild(p, uv, idx);
+    for (size_t v = 0; v < 4; ++v) {
+        RS_COMPARE_NEAR(angleDeg(r.normals[v], {0, 1, 0}), 0.0, 1e-6);
+        RS_COMPARE_NEAR(angleDeg(glm::vec3(r.tangents[v]), {1, 0, 0}), 0.0, 1e-6);
+        QCOMPARE(r.tangents[v].w, 1.0f);
+        RS_COMPARE_NEAR(glm::length(r.normals[v]), 1.0, 1e-6);
+    }
+}
+
+void TestReference::mirroredUvsGiveNegativeHandedness()
+{
+    const std::vector<glm::vec3> p = {{0, 0, 0}, {1, 0, 0}, {1, 0, -1}, {0, 0, -1}};
+    const std::vector<glm::vec2> uv = {{0, 1}, {1, 1}, {1, 0}, {0, 0}}; // v runs along +z: mirrored
+    const Rebuilt r = rebuild(p, uv, {0, 1, 2, 0, 2, 3});
+    for (size_t v = 0; v < 4; ++v)
+        QCOMPARE(r.tangents[v].w, -1.0f);
+}
+
+void TestReference::areaWeighting()
+{
+    // Vertex 0 is shared by a big triangle in the XZ plane (area 2) and a small one in the XY plane (area 0.5).
+    const std::vector<glm::vec3> p = {{0, 0, 0}, {2, 0, 0}, {0, 0, -2}, {0, 1, 0}, {1, 0, 0}};
+    const std::vector<uint32_t> idx = {0, 1, 2, 0, 4, 3};
+    const Rebuilt r = rebuild(p, {}, idx);
+    // Face normals: (0,1,0)*4 (twice the area) and (0,0,1)*1.
+    RS_COMPARE_NEAR(angleDeg(r.normals[0], glm::vec3(0, 4, 1)), 0.0, 1e-5);
+    // No UVs: tangents are undefined (zero), not NaN.
+    for (const glm::vec4& t : r.tangents)
+        QCOMPARE(t, glm::vec4(0.0f));
+}
+
+void TestReference::degenerateTrianglesAndUvsNeverNaN()
+{
+    // Triangle 0 is fine; triangle 1 has zero area (collinear); vertex 5 belongs only to it.
+    // Triangle 2 has identical UVs at every corner.
+    const std::vector<glm::vec3> p = {{0, 0, 0}, {1, 0, 0}, {0, 0, -1}, {2, 0, 0}, {3, 0, 0}, {4, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 2, 0}};
+    const std::vector<glm::vec2> uv = {{0, 0}, {1, 0}, {0, 1}, {0, 0}, {1, 0}, {2, 0}, {0.5f, 0.5f}, {0.5f, 0.5f}, {0.5f, 0.5f}};
+    const std::vector<uint32_t> idx = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    const Rebuilt r = rebuild(p, uv, idx);
+    for (size_t v = 0; v < p.size(); ++v) {
+        QVERIFY(std::isfinite(r.normals[v].x + r.normals[v].y + r.normals[v].z));
+        QVERIFY(finite(r.tangents[v]));
+    }
+    QVERIFY(isDefined(r.normals[0]));
+    QCOMPARE(r.normals[5], glm::vec3(0.0f)); // only a zero-area face: undefined
+    QVERIFY(isDefined(r.normals[6]));        // a real face with degenerate UVs: normal yes,
+    QCOMPARE(r.tangents[6], glm::vec4(0.0f)); // tangent undefined
+    std::vector<float> err(p.size());
+    angularErrors(r.normals, r.normals, err);
+    QCOMPARE(err[5], kUndefinedError);
+    QCOMPARE(err[0], 0.0f);
+}
+
+void TestReference::uvSeamWeldedHardEdgeKept()
+{
+    // Two faces meeting at x = 0 along the z axis: a flat one (y = 0, x < 0) and a 90° wall (x = 0, y > 0).
+    // Vertices 1/4 and 2/5 share positions. Case A: same rest normals (a UV seam): welded, normal is the average.
+    // Case B: different rest normals (a hard edge): each keeps its own face normal.
+    const std::vector<glm::vec3> p = {{-1, 0, 0}, {0, 0, 0}, {0, 0, -1}, {0, 1, 0}, {0, 0, 0}, {0, 0, -1}};
+    const std::vector<uint32_t> idx = {0, 1, 2, 4, 3, 5};
+    const glm::vec3 avg = glm::normalize(glm::vec3(1, 1, 0));
+    // Face normals: (0,1,0) for the floor; the wall (4,3,5): (3-4)x(5-4) = (0,1,0)x(0,0,-1) = (-1,0,0).
+    const glm::vec3 wall(-1, 0, 0);
+    const std::vector<glm::vec3> seam = {{0, 1, 0}, avg, avg, wall, avg, avg};
+    const Rebuilt a = rebuild(p, {}, idx, seam);
+    RS_COMPARE_NEAR(angleDeg(a.normals[1], glm::vec3(-1, 1, 0)), 0.0, 1e-5);
+    RS_COMPARE_NEAR(angleDeg(a.normals[4], glm::vec3(-1, 1, 0)), 0.0, 1e-5);
+    const std::vector<glm::vec3> hard = {{0, 1, 0}, {0, 1, 0}, {0, 1, 0}, wall, wall, wall};
+    const Rebuilt b = rebuild(p, {}, idx, hard);
+    RS_COMPARE_NEAR(angleDeg(b.normals[1], glm::vec3(0, 1, 0)), 0.0, 1e-5);
+    RS_COMPARE_NEAR(angleDeg(b.normals[4], wall), 0.0, 1e-5);
+    const std::vector<uint32_t> groups = buildSmoothingGroups(p, hard);
+    QCOMPARE(groups[4], 4u);
+    QCOMPARE(buildSmoothingGroups(p, seam)[4], 1u);
+}
+
+void TestReference::angleAccuracyNearZero()
+{
+    // acos would lose this: 1e-4 degrees between two unit vectors.
+    const double a = 1e-4 / (180.0 / 3.14159265358979323846);
+    RS_COMPARE_NEAR(angleDeg({1, 0, 0}, {float(std::cos(a)), float(std::sin(a)), 0}), 1e-4, 2e-6);
+    RS_COMPARE_NEAR(angleDeg({1, 0, 0}, {-1, 0, 0}), 180.0, 1e-9);
+    RS_COMPARE_NEAR(angleDeg({3, 0, 0}, {0, 0, 2}), 90.0, 1e-9);
+}
+
+void TestReference::statsNearestRankAndHistogram()
+{
+    std::vector<float> e;
+    for (int i = 1; i <= 100; ++i)
+        e.push_back(float(i) * 0.5f); // 0.5 .. 50
+    e.push_back(kUndefinedError);
+    const ErrorStats s = errorStats(e);
+    QCOMPARE(s.defined, size_t(100));
+    QCOMPARE(s.undefined, size_t(1));
+    RS_COMPARE_NEAR(s.max, 50.0, 0);
+    RS_COMPARE_NEAR(s.mean, 25.25, 1e-9);
+    RS_COMPARE_NEAR(s.p95, 47.5, 0); // 95th of 100 sorted values
+    QCOMPARE(s.histogram[0], 1u);    // 0.5
+    QCOMPARE(s.histogram[1], 2u);    // 1.0, 1.5
+    QCOMPARE(s.histogram[45], 11u);  // 45 .. 50
+    const ErrorStats none = errorStats(std::vector<float>{kUndefinedError});
+    QCOMPARE(none.defined, size_t(0));
+    QCOMPARE(none.max, 0.0);
+}
+
+QTEST_GUILESS_MAIN(TestReference)
+#include "test_reference.moc"
