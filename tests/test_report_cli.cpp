@@ -1,4 +1,226 @@
+// `rigscope report` end to end: the real binary, its JSON, its exit status and its messages.
 #include "testutil.h"
-class T : public QObject { Q_OBJECT };
-QTEST_GUILESS_MAIN(T)
+
+#include "rig/import.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+namespace {
+
+struct Output {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Output runRigscope(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(RIGSCOPE_BINARY), args);
+    Output o;
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        return o;
+    }
+    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    o.out = p.readAllStandardOutput();
+    o.err = p.readAllStandardError();
+    return o;
+}
+
+QJsonObject parse(const Output& o)
+{
+    QJsonParseError pe;
+    const QJsonDocument d = QJsonDocument::fromJson(o.out, &pe);
+    if (pe.error != QJsonParseError::NoError)
+        qFatal("report is not JSON: %s", qPrintable(pe.errorString()));
+    return d.object();
+}
+
+QString writeFile(const QTemporaryDir& dir, const char* name, const QByteArray& text)
+{
+    const QString path = dir.filePath(QString::fromLatin1(name));
+    QFile f(path);
+    f.open(QIODevice::WriteOnly);
+    f.write(text);
+    return path;
+}
+
+double stat(const QJsonObject& report, const char* method, const char* which, const char* key)
+{
+    return report[QLatin1String("methods")][QLatin1String(method)][QLatin1String(which)][QLatin1String(key)].toDouble(-1.0);
+}
+
+} // namespace
+
+class TestReportCli : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void rampStretchSummaryNumbers();
+    void perVertexArrays();
+    void humanSummaryWithoutJson();
+    void methodsSelection();
+    void badInputsExitTwoWithOneLine_data();
+    void badInputsExitTwoWithOneLine();
+    void realAssetAuditSeesRawWeights();
+    void skinnedMeshIgnoresNodeTransform();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestReportCli::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY2(QFile::exists(QStringLiteral(RIGSCOPE_BINARY)), RIGSCOPE_BINARY);
+}
+
+void TestReportCli::rampStretchSummaryNumbers()
+{
+    const QString pose = writeFile(m_dir, "stretch.json", R"({"joints": {"root": {"scale": [2, 1, 1]}}})");
+    const Output o = runRigscope({"report", "--sample", "ramp", "--pose", pose, "--json", "-"});
+    QCOMPARE(o.exitCode, 0);
+    const QJsonObject r = parse(o);
+    QCOMPARE(r["rigscope_report"].toInt(), 1);
+    QVERIFY(r["vertices"].toInt() > 0);
+    QVERIFY(r["triangles"].toInt() > 0);
+    QCOMPARE(r["joints"].toInt(), 1);
+    QCOMPARE(r["morph_targets"].toInt(), 0);
+    RS_COMPARE_NEAR(stat(r, "linear", "normal_error_deg", "max"), 36.8699, 0.01);
+    RS_COMPARE_NEAR(stat(r, "inverse-transpose", "normal_error_deg", "max"), 0.0, 0.01);
+    RS_COMPARE_NEAR(stat(r, "cofactor", "normal_error_deg", "max"), 0.0, 0.01);
+    RS_COMPARE_NEAR(stat(r, "rebuilt", "normal_error_deg", "mean"), 0.0, 1e-9);
+    QCOMPARE(r["methods"].toObject().size(), 8);
+    QVERIFY(!o.out.contains("nan") && !o.out.contains("NaN") && !o.out.contains("inf"));
+}
+
+void TestReportCli::perVertexArrays()
+{
+    const QString pose = writeFile(m_dir, "twist.json", R"({"joints": {"twist": {"rotate": [180, 0, 0]}}})");
+    const Output o = runRigscope({"report", "--sample", "twist_tube", "--pose", pose, "--methods",
+                                  "linear,dual-quaternion", "--per-vertex", "--json", "-"});
+    QCOMPARE(o.exitCode, 0);
+    QVERIFY(!o.out.contains("nan") && !o.out.contains("NaN"));
+    const QJsonObject r = parse(o);
+    const int n = r["vertices"].toInt();
+    const QJsonObject pv = r["per_vertex"].toObject();
+    QCOMPARE(pv.keys(), QStringList({"dual-quaternion", "linear"}));
+    for (const QString& m : pv.keys()) {
+        const QJsonObject a = pv[m].toObject();
+        QCOMPARE(a["positions"].toArray().size(), 3 * n);
+        QCOMPARE(a["normals"].toArray().size(), 3 * n);
+        QCOMPARE(a["tangents"].toArray().size(), 4 * n);
+        QCOMPARE(a["reference_normals"].toArray().size(), 3 * n);
+        QCOMPARE(a["reference_tangents"].toArray().size(), 4 * n);
+        QCOMPARE(a["normal_error_deg"].toArray().size(), n);
+        QCOMPARE(a["tangent_error_deg"].toArray().size(), n);
+    }
+    // At 180° the linear ring at x = 1 collapses onto the axis: its reference normals are null (undefined).
+    const QJsonArray ref = pv["linear"]["reference_normals"].toArray();
+    const QJsonArray pos = pv["linear"]["positions"].toArray();
+    int nulls = 0;
+    for (int v = 0; v < n; ++v)
+        if (ref[3 * v].isNull()) {
+            ++nulls;
+            RS_COMPARE_NEAR(pos[3 * v].toDouble(), 1.0, 1e-4);
+        }
+    QVERIFY(nulls >= 32);
+    QVERIFY(pv["linear"]["normal_error_deg"].toArray().contains(QJsonValue::Null));
+    // DQ keeps the radius: no undefined reference normal.
+    QVERIFY(!pv["dual-quaternion"]["reference_normals"].toArray().contains(QJsonValue::Null));
+}
+
+void TestReportCli::humanSummaryWithoutJson()
+{
+    const Output o = runRigscope({"report", "--sample", "lift_strip"});
+    QCOMPARE(o.exitCode, 0);
+    QVERIFY(o.out.contains("jacobian"));
+    QVERIFY(o.out.contains("sample:lift_strip"));
+}
+
+void TestReportCli::methodsSelection()
+{
+    const Output o = runRigscope({"report", "--sample", "elbow", "--methods", "cofactor", "--json", "-"});
+    QCOMPARE(o.exitCode, 0);
+    QCOMPARE(parse(o)["methods"].toObject().keys(), QStringList({"cofactor"}));
+}
+
+void TestReportCli::badInputsExitTwoWithOneLine_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("missing file") << QStringList{"report", "/nonexistent/rig.gltf"} << "/nonexistent/rig.gltf";
+    QTest::newRow("bad sample") << QStringList{"report", "--sample", "octopus"} << "octopus";
+    QTest::newRow("bad method") << QStringList{"report", "--sample", "ramp", "--methods", "lbs"} << "lbs";
+    QTest::newRow("bad influences") << QStringList{"report", "--sample", "ramp", "--influences", "5"} << "influences";
+    QTest::newRow("no input") << QStringList{"report"} << "--sample";
+    QTest::newRow("missing pose") << QStringList{"report", "--sample", "ramp", "--pose", "/nonexistent/p.json"} << "/nonexistent/p.json";
+    QTest::newRow("unknown joint") << QStringList{"report", "--sample", "ramp", "--pose", "UNKNOWN_JOINT_POSE"} << "shoulder";
+    QTest::newRow("not a model") << QStringList{"report", "NOT_A_MODEL"} << "garbage.gltf";
+    QTest::newRow("broken asset") << QStringList{"report", QString::fromStdString(testutil::assetPath("Collada_library_animation_clips/library_animation_clips.dae"))}
+                                  << "library_animation_clips.dae";
+}
+
+void TestReportCli::badInputsExitTwoWithOneLine()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, mentions);
+    for (QString& a : args) {
+        if (a == QLatin1String("UNKNOWN_JOINT_POSE"))
+            a = writeFile(m_dir, "unknown.json", R"({"joints": {"shoulder": {"rotate": [0, 0, 10]}}})");
+        if (a == QLatin1String("NOT_A_MODEL"))
+            a = writeFile(m_dir, "garbage.gltf", "this is not a model at all \x01\x02\x03");
+    }
+    const Output o = runRigscope(args);
+    QCOMPARE(o.exitCode, 2);
+    const QString err = QString::fromUtf8(o.err).trimmed();
+    QVERIFY2(err.contains(mentions), qPrintable(err));
+    QCOMPARE(err.count('\n'), 0);
+    QVERIFY(o.out.isEmpty());
+}
+
+void TestReportCli::realAssetAuditSeesRawWeights()
+{
+    const QString cesium = QString::fromStdString(testutil::assetPath("CesiumMan/cesium_man.gltf"));
+    const Output o = runRigscope({"report", cesium, "--json", "-"});
+    QCOMPARE(o.exitCode, 0);
+    const QJsonObject r = parse(o);
+    QCOMPARE(r["joints"].toInt(), 19);
+    bool found = false;
+    for (const QJsonValue& f : r["audit"]["findings"].toArray())
+        if (f["code"].toString() == QLatin1String("weights-not-normalised")) {
+            found = true;
+            QCOMPARE(f["count"].toInt(), 210);
+        }
+    QVERIFY(found);
+    QVERIFY(!o.out.contains("nan"));
+}
+
+void TestReportCli::skinnedMeshIgnoresNodeTransform()
+{
+    // At the rest pose, joint world × inverse bind is the identity for a consistent rig, so the skinned
+    // positions must equal the file's positions: the mesh node's own transform (if any) is not applied.
+    const QString simple = QString::fromStdString(testutil::assetPath("RiggedSimple/rigged_simple.gltf"));
+    const Output o = runRigscope({"report", simple, "--methods", "linear", "--per-vertex", "--json", "-"});
+    QCOMPARE(o.exitCode, 0);
+    const QJsonObject r = parse(o);
+    const QJsonArray pos = r["per_vertex"]["linear"]["positions"].toArray();
+    QCOMPARE(pos.size(), 3 * r["vertices"].toInt());
+    auto imported = rig::importFile(testutil::assetPath("RiggedSimple/rigged_simple.gltf"));
+    QVERIFY(imported.ok());
+    const rig::Mesh& mesh = imported->meshes[0];
+    double maxDiff = 0.0;
+    for (size_t v = 0; v < mesh.vertexCount(); ++v)
+        for (int c = 0; c < 3; ++c)
+            maxDiff = std::max(maxDiff, std::fabs(pos[int(3 * v) + c].toDouble() - mesh.positions[v][c]));
+    QVERIFY2(maxDiff < 1e-3, qPrintable(QString::number(maxDiff)));
+}
+
+QTEST_GUILESS_MAIN(TestReportCli)
 #include "test_report_cli.moc"

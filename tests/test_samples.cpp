@@ -289,7 +289,7 @@ private slots:
             QCOMPARE(weightOf(m, v, uint32_t(raw[4].second)), 0.0f);
         }
         // Spot values: at x = -1 joint 0 dominates; at x = 0 joint 2 does and joint 4 (tied with joint 0) is dropped.
-        QVERIFY(weightOf(m, 0, 0) > 0.9f);
+        QVERIFY(weightOf(m, 0, 0) > 0.88f && weightOf(m, 0, 0) < 0.89f); // 1 / (1 + e^-2.04 + e^-8.16 + ...) = 0.885
         const size_t centre = 24 * 49 + 24;
         QCOMPARE(m.positions[centre], glm::vec3(0.0f));
         QCOMPARE(m.influences[m.influenceOffsets[centre]].joint, 2u);
@@ -353,17 +353,28 @@ private slots:
     }
 
     /// At weight 1, the morphed frame (rest + delta, normalised) against the frames rebuilt from the morphed triangles:
-    /// the difference is the mesh's discretisation error (grid step 1/24; the analytic normal is the limit of the
-    /// area-weighted face normals as the step goes to 0). Bounds are the measured maxima plus ~10%.
+    /// the difference is the mesh's discretisation error (grid step h = 1/24), not an error of the deltas (those match
+    /// finite differences to 1e-5°, above).
+    /// - Interior vertices see a point-symmetric one-ring (diamond triangulation), so the area-weighted normal is a
+    ///   second-order estimate: < 1° for every target.
+    /// - Border vertices see a one-sided ring: first order, about (h/2)·|rate of turn of the frame across the border|.
+    ///   towel_twist at x = ±1: (1/48)·(π/2) rad = 1.875°, which is what is measured; ripples: at most
+    ///   (1/48)·curvature 5.12 = 6.1°, measured 4.98°.
+    /// swirl stays planar, so its rebuilt normals are exact; its tangents turn (up to 1.2 rad) and carry the error.
+    /// Bounds: the measured maxima (in the comments) plus ~10%.
     void sheetMorphDiscretisation()
     {
         const Rig r = testutil::sample("sheet");
         const Mesh& m = r.meshes[0];
-        // measured max normal / tangent angle (all vertices), asserted bound
         struct Bound {
-            double normal, tangent;
+            double normalAll, normalInterior, tangentAll, tangentInterior;
         };
-        const std::array<Bound, 4> bounds = {{{0.25, 0.25}, {0.25, 0.25}, {2.0, 2.0}, {2.0, 2.0}}};
+        const std::array<Bound, 4> bounds = {{
+            {1.90, 0.025, 1.85, 0.025}, // towel_twist: measured 1.8750, 0.0205, 1.6711, 0.0205
+            {1e-4, 1e-4, 1.30, 0.56},   // swirl:       measured 0, 0, 1.1910, 0.5095
+            {0.35, 0.35, 0.35, 0.35},   // middle_fold: measured 0.3208 (next to the fold line, interior) for all four
+            {5.50, 0.87, 4.75, 0.87},   // ripples:     measured 4.9771, 0.7908, 4.3121, 0.7908
+        }};
         for (size_t k = 0; k < 4; ++k) {
             const MorphTarget& target = m.morphTargets[k];
             std::vector<glm::vec3> morphed(m.vertexCount());
@@ -388,9 +399,22 @@ private slots:
             }
             qInfo("%s at weight 1: normal max %.4f° (interior %.4f°, mean %.4f°), tangent max %.4f° (interior %.4f°)",
                   target.name.c_str(), worstN, worstNInterior, sumN / double(m.vertexCount()), worstT, worstTInterior);
-            QVERIFY2(worstN < bounds[k].normal, target.name.c_str());
-            QVERIFY2(worstT < bounds[k].tangent, target.name.c_str());
+            QVERIFY2(worstN < bounds[k].normalAll, target.name.c_str());
+            QVERIFY2(worstNInterior < bounds[k].normalInterior, target.name.c_str());
+            QVERIFY2(worstT < bounds[k].tangentAll, target.name.c_str());
+            QVERIFY2(worstTInterior < bounds[k].tangentInterior, target.name.c_str());
         }
+        // The towel twist's border error is the first-order term predicted above, not something else.
+        const Frames f = rebuilt(m, [&] {
+            std::vector<glm::vec3> p(m.vertexCount());
+            for (size_t v = 0; v < p.size(); ++v)
+                p[v] = m.positions[v] + m.morphTargets[0].positionDeltas[v];
+            return p;
+        }());
+        double worstBorder = 0.0;
+        for (size_t v = 0; v < m.vertexCount(); ++v)
+            worstBorder = std::max(worstBorder, angleDeg(m.normals[v] + m.morphTargets[0].normalDeltas[v], f.normals[v]));
+        RS_COMPARE_NEAR(worstBorder, 90.0 / 48.0, 0.01);
     }
 
     void sheetWaveClip()
@@ -408,12 +432,13 @@ private slots:
             QCOMPARE(ch.rotation.interpolation, Interpolation::CubicSpline);
             QCOMPARE(ch.rotation.times.size(), size_t(9));
             QCOMPARE(ch.rotation.values.size(), 3 * ch.rotation.times.size()); // in-tangent, value, out-tangent
-            // theta_j(t) = 20° sin(pi t - (j-1) pi/2): at keys exactly, between keys to the spline's accuracy.
+            // theta_j(t) = 20° sin(pi t - (j-1) pi/2): at keys exactly, between keys to the spline's accuracy (a cubic
+            // Hermite of the quaternion components, then normalised, keys 0.25 s apart: measured error < 0.019°).
             const double phase = double(i) * 0.5 * kPi;
             for (float t : {0.0f, 0.25f, 0.375f, 0.8f, 1.1f, 1.9f, 2.0f}) {
                 const glm::quat q = sampleTrack(ch.rotation, t);
                 const double expected = 20.0 * std::sin(kPi * t - phase);
-                RS_COMPARE_NEAR(angleAbout(q, glm::vec3(0, 0, 1)), expected, 0.01);
+                RS_COMPARE_NEAR(angleAbout(q, glm::vec3(0, 0, 1)), expected, 0.025);
                 RS_COMPARE_NEAR(glm::length(glm::vec3(q.x, q.y, 0.0f)), 0.0, 1e-7);
             }
             // The key value sits in the middle of each triple.

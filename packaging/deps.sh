@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs RigScope's build and test dependencies from Debian 12 packages (run as root or with sudo).
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  qt6-base-dev qt6-base-private-dev qt6-shadertools-dev qt6-charts-dev
+  libassimp-dev libglm-dev libgl-dev libvulkan-dev
+  qt6-qpa-plugins mesa-vulkan-drivers libgl1-mesa-dri
+  xvfb xauth
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
