@@ -9,9 +9,11 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
+#include "gpu_cli.h"
 #include "pose_file.h"
 #include "rig/audit.h"
 #include "rig/deform.h"
@@ -20,6 +22,9 @@
 #include "rig/reference.h"
 #include "rig/report.h"
 #include "rig/samples.h"
+#include "viewer/gpu_deformer.h"
+#include "viewer/gpu_evaluate.h"
+#include "viewer/offscreen_rhi.h"
 
 namespace app {
 
@@ -115,9 +120,14 @@ int runReport(int argc, char** argv)
                                         QStringLiteral("K"), QStringLiteral("4"));
     const QCommandLineOption noMorphNormals(QStringLiteral("no-morph-normals"),
                                             QStringLiteral("Morph positions only (ignore normal/tangent deltas)."));
-    const QCommandLineOption device(QStringLiteral("device"), QStringLiteral("cpu (default) or gpu."),
+    const QCommandLineOption device(QStringLiteral("device"),
+                                    QStringLiteral("cpu (default) or gpu (compute shaders; needs a display, e.g. "
+                                                   "xvfb-run)."),
                                     QStringLiteral("DEVICE"), QStringLiteral("cpu"));
-    p.addOptions({sample, pose, methods, perVertex, json, influences, noMorphNormals, device});
+    const QCommandLineOption backend(QStringLiteral("backend"),
+                                     QStringLiteral("GPU backend with --device gpu: vulkan (default) or opengl."),
+                                     QStringLiteral("API"), QStringLiteral("vulkan"));
+    p.addOptions({sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend});
     if (!p.parse(argList(argc, argv)))
         return failWith(p.errorText().toStdString());
     if (p.isSet(QStringLiteral("help"))) {
@@ -128,8 +138,14 @@ int runReport(int argc, char** argv)
     const QStringList files = p.positionalArguments();
     if (files.size() > 1 || (files.isEmpty() == !p.isSet(sample)))
         return failWith("report needs exactly one model file or --sample NAME");
-    if (p.value(device) != QLatin1String("cpu"))
-        return failWith("--device " + p.value(device).toStdString() + " is not available in this build (use cpu)");
+    const QString deviceName = p.value(device);
+    if (deviceName != QLatin1String("cpu") && deviceName != QLatin1String("gpu"))
+        return failWith("--device must be cpu or gpu, not '" + deviceName.toStdString() + "'");
+    const bool onGpu = deviceName == QLatin1String("gpu");
+    if (p.isSet(backend) && !onGpu)
+        return failWith("--backend needs --device gpu");
+    if (onGpu && !viewer::backendFromId(p.value(backend).toStdString()))
+        return failWith("--backend must be vulkan or opengl, not '" + p.value(backend).toStdString() + "'");
     bool kOk = false;
     const int k = p.value(influences).toInt(&kOk);
     if (!kOk || (k != 4 && k != 8))
@@ -137,6 +153,16 @@ int runReport(int argc, char** argv)
     auto methodList = parseMethods(p.value(methods));
     if (!methodList)
         return failWith(methodList.error());
+
+    // The GPU session (a QGuiApplication and an offscreen QRhi) exists only for --device gpu; opened before the
+    // rig is loaded so that a missing display or backend fails fast.
+    std::unique_ptr<GpuSession> gpu;
+    if (onGpu) {
+        auto opened = GpuSession::open(p.value(backend).toStdString(), argv[0]);
+        if (!opened)
+            return failWith(opened.error());
+        gpu = std::move(opened.value());
+    }
 
     rig::Result<rig::Rig> loaded = p.isSet(sample) ? rig::makeSample(p.value(sample).toStdString())
                                                    : rig::importFile(files.front().toStdString());
@@ -159,13 +185,26 @@ int runReport(int argc, char** argv)
     settings.morphNormals = !p.isSet(noMorphNormals);
     const rig::RigRuntime runtime = rig::buildRuntime(rigData, k);
     rig::Evaluation eval;
-    rig::evaluate(rigData, runtime, resolved.value(), methodList.value(), settings, eval);
-    const rig::Audit audit = rig::auditRig(rigData);
-
     rig::ReportOptions options;
     options.perVertex = p.isSet(perVertex);
+    if (gpu) {
+        // Every method on the GPU, read back into the same Evaluation the CPU fills.
+        viewer::GpuDeformer deformer(gpu->rhi());
+        std::string error;
+        if (!deformer.setRig(rigData, runtime, &error) ||
+            !viewer::evaluateOnGpu(deformer, resolved.value(), methodList.value(), settings, eval, nullptr, &error))
+            return failWith("--device gpu: " + error);
+        options.device = "gpu";
+        options.backend = gpu->backendId();
+    } else {
+        rig::evaluate(rigData, runtime, resolved.value(), methodList.value(), settings, eval);
+    }
+    const rig::Audit audit = rig::auditRig(rigData);
+
     if (!p.isSet(json)) {
         printSummary(std::cout, rigData, eval, audit);
+        if (gpu)
+            std::cout << "\ndevice: gpu (" << gpu->description() << ")\n";
         return 0;
     }
     const QString target = p.value(json);
@@ -219,7 +258,14 @@ int runBench(int argc, char** argv)
                                      QStringLiteral("S"), QStringLiteral("1"));
     const QCommandLineOption methods(QStringLiteral("methods"), QStringLiteral("Comma-separated method ids (default: all)."),
                                      QStringLiteral("IDS"));
-    p.addOptions({vertices, joints, seconds, methods});
+    const QCommandLineOption device(QStringLiteral("device"),
+                                    QStringLiteral("cpu (default) or gpu: GPU time per change of the compute passes, "
+                                                   "against vertex count (10k, 100k, 1M unless --vertices is given)."),
+                                    QStringLiteral("DEVICE"), QStringLiteral("cpu"));
+    const QCommandLineOption backend(QStringLiteral("backend"),
+                                     QStringLiteral("GPU backend with --device gpu: vulkan (default) or opengl."),
+                                     QStringLiteral("API"), QStringLiteral("vulkan"));
+    p.addOptions({vertices, joints, seconds, methods, device, backend});
     if (!p.parse(argList(argc, argv)))
         return failWith(p.errorText().toStdString());
     if (p.isSet(QStringLiteral("help"))) {
@@ -234,6 +280,14 @@ int runBench(int argc, char** argv)
     auto methodList = parseMethods(p.value(methods));
     if (!methodList)
         return failWith(methodList.error());
+    const QString deviceName = p.value(device);
+    if (deviceName != QLatin1String("cpu") && deviceName != QLatin1String("gpu"))
+        return failWith("--device must be cpu or gpu, not '" + deviceName.toStdString() + "'");
+    if (p.isSet(backend) && deviceName != QLatin1String("gpu"))
+        return failWith("--backend needs --device gpu");
+    if (deviceName == QLatin1String("gpu"))
+        return runGpuBench(p.value(backend).toStdString(), argv[0], p.isSet(vertices) ? n : 0, j, secs,
+                           methodList.value());
 
     const rig::Rig rigData = rig::makeBenchmarkRig(n, j, 4);
     const rig::Mesh& mesh = rigData.meshes.front();

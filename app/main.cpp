@@ -1,8 +1,8 @@
 // rigscope: the desktop inspector, and the headless `report` / `bench` subcommands.
-#include <cstdio>
 #include <cstring>
 
 #include "cli.h"
+#include "gui.h"
 
 int main(int argc, char** argv)
 {
@@ -10,7 +10,5 @@ int main(int argc, char** argv)
         return app::runReport(argc, argv);
     if (argc > 1 && std::strcmp(argv[1], "bench") == 0)
         return app::runBench(argc, argv);
-    std::fprintf(stderr, "usage: rigscope report <file | --sample NAME> [options]\n"
-                         "       rigscope bench [--vertices N] [--joints J]\n");
-    return 2;
+    return app::runGui(argc, argv);
 }

@@ -24,6 +24,7 @@
 #include <new>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include <assimp/Importer.hpp>
@@ -47,35 +48,39 @@ constexpr size_t kMaxDepth = 100000;            // hierarchy depth limit (we ite
 constexpr size_t kMaxJointsPerSkin = 65534;     // 16-bit joint indices with one value to spare
 constexpr float kShearTolerance = 1e-5f;        // relative, TRS recomposition vs. the authored matrix
 constexpr size_t kMaxMessage = 400;             // characters of a message taken from Assimp
+constexpr size_t kMaxNotes = 1000;              // a hostile file must not produce millions of notes
 
 using Severity = ImportNote::Severity;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Small helpers
 
-/// Makes a message safe for one line: control characters become spaces, runs collapse, ends are trimmed, long
-/// messages are cut.
+/// Makes a message safe for one line: each run of control characters (newlines, tabs) becomes one space, the ends
+/// are trimmed, long messages are cut. Ordinary spaces are kept: Assimp quotes file content in its messages.
 std::string oneLine(std::string_view text)
 {
     std::string out;
     out.reserve(std::min(text.size(), kMaxMessage + 3));
-    bool space = false;
+    bool pendingSpace = false;
     for (char ch : text) {
         const unsigned char c = static_cast<unsigned char>(ch);
-        if (c < 0x20 || c == 0x7f || c == ' ') {
-            space = !out.empty();
+        if (c < 0x20 || c == 0x7f) {
+            pendingSpace = true;
             continue;
         }
-        if (space) {
+        if (pendingSpace && !out.empty() && out.back() != ' ')
             out.push_back(' ');
-            space = false;
-        }
+        pendingSpace = false;
+        if (out.empty() && c == ' ')
+            continue;
         out.push_back(ch);
         if (out.size() >= kMaxMessage) {
             out += "...";
             break;
         }
     }
+    while (!out.empty() && out.back() == ' ')
+        out.pop_back();
     return out;
 }
 
@@ -194,13 +199,22 @@ public:
             return Error{r.error()};
         if (m_rig.meshes.empty())
             return failWith("no triangle meshes");
-        buildClips();
+        if (auto r = buildClips(); !r.ok())
+            return Error{r.error()};
+        if (m_suppressedNotes)
+            m_rig.notes.push_back({Severity::Warning, std::to_string(m_suppressedNotes) + " further notes were not recorded"});
         return std::move(m_rig);
     }
 
 private:
     Error failWith(const std::string& reason) const { return fail(m_path + ": " + reason); }
-    void note(Severity severity, std::string message) { m_rig.notes.push_back({severity, std::move(message)}); }
+    void note(Severity severity, std::string message)
+    {
+        if (m_rig.notes.size() < kMaxNotes)
+            m_rig.notes.push_back({severity, std::move(message)});
+        else
+            ++m_suppressedNotes;
+    }
 
     const aiMesh* meshAt(unsigned i) const
     {
@@ -220,7 +234,7 @@ private:
     /// allocated what the counts describe; this only refuses to multiply it further.
     Result<void> checkBudget()
     {
-        ByteCount bytes;
+        ByteCount& bytes = m_bytes;
         for (unsigned i = 0; i < m_scene.mNumMeshes; ++i) {
             const aiMesh* mesh = meshAt(i);
             if (!mesh)
@@ -279,14 +293,19 @@ private:
                                     bytes.add(ch->mKeys[k].mNumValuesAndWeights, sizeof(float));
                         }
             }
-        if (bytes.value > m_options.memoryBudgetBytes) {
-            constexpr uint64_t MiB = uint64_t(1) << 20;
-            const uint64_t need = bytes.value / MiB + (bytes.value % MiB ? 1 : 0);
-            const uint64_t budget = uint64_t(m_options.memoryBudgetBytes) / MiB;
-            return failWith("needs " + std::to_string(need) + " MiB, over the " + std::to_string(budget) + " MiB budget");
-        }
-        return {};
+        return checkEstimate();
     }
+
+    Result<void> checkEstimate() const
+    {
+        if (m_bytes.value <= m_options.memoryBudgetBytes)
+            return {};
+        constexpr uint64_t MiB = uint64_t(1) << 20;
+        const uint64_t need = m_bytes.value / MiB + (m_bytes.value % MiB ? 1 : 0);
+        const uint64_t budget = uint64_t(m_options.memoryBudgetBytes) / MiB;
+        return failWith("needs " + std::to_string(need) + " MiB, over the " + std::to_string(budget) + " MiB budget");
+    }
+
 
     // ---- skeleton ----------------------------------------------------------------------------------------------
 
@@ -326,6 +345,10 @@ private:
             const int index = int(nodes.size());
             Node node;
             node.name = str(p.node->mName);
+            m_bytes.add(sizeof(Node) + sizeof(void*) * 4 + node.name.size()); // the node, its lookups, its name
+            if ((index & 1023) == 0)
+                if (auto r = checkEstimate(); !r.ok())
+                    return r;
             node.parent = p.parent;
             node.restMatrix = toGlm(p.node->mTransformation);
             node.rest = decompose(node.restMatrix, node.restHasShear);
@@ -352,32 +375,33 @@ private:
         }
         if (badMeshRefs)
             note(Severity::Error, std::to_string(badMeshRefs) + " node mesh references are out of range; ignored");
+        if (auto r = checkEstimate(); !r.ok())
+            return r;
 
         // Name lookup (first node in depth-first order wins, like Skeleton::find); duplicates are ambiguous for
         // name-based bone and channel mapping.
-        m_nodeByName.reserve(nodes.size());
-        for (size_t i = 0; i < nodes.size(); ++i) {
-            auto [it, inserted] = m_nodeByName.emplace(nodes[i].name, int(i));
-            if (!inserted)
-                m_duplicateNames.emplace(nodes[i].name, 0).first->second++;
-        }
+        m_nodesByName.reserve(nodes.size());
+        for (size_t i = 0; i < nodes.size(); ++i)
+            m_nodesByName[nodes[i].name].push_back(int(i));
+        for (unsigned m = 0; m < m_scene.mNumMeshes; ++m)
+            if (const aiMesh* mesh = meshAt(m))
+                m_meshesByName[str(mesh->mName)].push_back(m);
         return {};
     }
 
     int findNode(const std::string& name) const
     {
-        auto it = m_nodeByName.find(name);
-        return it == m_nodeByName.end() ? -1 : it->second;
+        auto it = m_nodesByName.find(name);
+        return it == m_nodesByName.end() ? -1 : it->second.front();
     }
 
     void noteIfAmbiguous(const std::string& name, const std::string& what)
     {
-        auto it = m_duplicateNames.find(name);
-        if (it == m_duplicateNames.end() || it->second < 0)
+        auto it = m_nodesByName.find(name);
+        if (it == m_nodesByName.end() || it->second.size() < 2 || !m_reportedAmbiguous.insert(name).second)
             return;
-        note(Severity::Warning, what + " '" + name + "' matches " + std::to_string(it->second + 1) +
+        note(Severity::Warning, what + " '" + name + "' matches " + std::to_string(it->second.size()) +
                                     " nodes of that name; the first one (depth-first) is used");
-        it->second = -1; // once per name
     }
 
     // ---- meshes ------------------------------------------------------------------------------------------------
@@ -675,10 +699,10 @@ private:
 
     // ---- animations --------------------------------------------------------------------------------------------
 
-    void buildClips()
+    Result<void> buildClips()
     {
         if (!m_scene.mAnimations)
-            return;
+            return {};
         for (unsigned a = 0; a < m_scene.mNumAnimations; ++a) {
             const aiAnimation* anim = m_scene.mAnimations[a];
             if (!anim) {
@@ -706,13 +730,15 @@ private:
             if (anim->mMorphMeshChannels)
                 for (unsigned c = 0; c < anim->mNumMorphMeshChannels; ++c)
                     if (const aiMeshMorphAnim* ch = anim->mMorphMeshChannels[c])
-                        buildMorphChannels(*ch, who, ticksPerSecond, clip, duration);
+                        if (auto r = buildMorphChannels(*ch, who, ticksPerSecond, clip, duration); !r.ok())
+                            return r;
             if (anim->mNumMeshChannels > 0)
                 note(Severity::Info, who + ": " + std::to_string(anim->mNumMeshChannels) +
                                          " vertex-animation (mesh) channels are not supported; ignored");
             clip.duration = duration;
             m_rig.clips.push_back(std::move(clip));
         }
+        return {};
     }
 
     /// Converts one key array; false (with a note) when its times are not sorted or not finite.
@@ -764,22 +790,24 @@ private:
     std::vector<unsigned> morphChannelMeshes(const std::string& name)
     {
         std::vector<unsigned> out;
+        auto add = [&out](unsigned m) { out.push_back(m); };
         auto fromNode = [&](const std::string& n) {
             // Every node of that name (names should be unique; if not, all of them), each of its mesh references.
-            for (size_t i = 0; i < m_aiNodes.size(); ++i) {
-                const aiNode* node = m_aiNodes[i];
-                if (!node->mMeshes || m_rig.skeleton.nodes[i].name != n)
-                    continue;
-                for (unsigned j = 0; j < node->mNumMeshes; ++j)
-                    if (const unsigned m = node->mMeshes[j];
-                        m < m_scene.mNumMeshes && std::find(out.begin(), out.end(), m) == out.end())
-                        out.push_back(m);
+            auto it = m_nodesByName.find(n);
+            if (it == m_nodesByName.end())
+                return;
+            for (int i : it->second) {
+                const aiNode* node = m_aiNodes[size_t(i)];
+                if (node->mMeshes)
+                    for (unsigned j = 0; j < node->mNumMeshes; ++j)
+                        if (node->mMeshes[j] < m_scene.mNumMeshes)
+                            add(node->mMeshes[j]);
             }
         };
         auto fromMeshName = [&](const std::string& n) {
-            for (unsigned m = 0; m < m_scene.mNumMeshes; ++m)
-                if (const aiMesh* mesh = meshAt(m); mesh && str(mesh->mName) == n)
-                    out.push_back(m);
+            if (auto it = m_meshesByName.find(n); it != m_meshesByName.end())
+                for (unsigned m : it->second)
+                    add(m);
         };
         fromNode(name);
         if (out.empty())
@@ -790,29 +818,32 @@ private:
                 if (out.empty())
                     fromMeshName(name.substr(0, star));
             }
+        std::sort(out.begin(), out.end()); // mesh order, each mesh once
+        out.erase(std::unique(out.begin(), out.end()), out.end());
         return out;
     }
 
-    void buildMorphChannels(const aiMeshMorphAnim& ch, const std::string& who, double ticksPerSecond, Clip& clip, float& duration)
+    Result<void> buildMorphChannels(const aiMeshMorphAnim& ch, const std::string& who, double ticksPerSecond, Clip& clip,
+                                    float& duration)
     {
         const std::string name = str(ch.mName);
         const std::string what = who + " morph channel '" + name + "'";
         if (!ch.mKeys || ch.mNumKeys == 0) {
             note(Severity::Warning, what + ": no keys; skipped");
-            return;
+            return {};
         }
         std::vector<float> times(ch.mNumKeys);
         for (unsigned k = 0; k < ch.mNumKeys; ++k) {
             times[k] = float(ch.mKeys[k].mTime / ticksPerSecond);
             if (!std::isfinite(times[k]) || (k > 0 && !(times[k] >= times[k - 1]))) {
                 note(Severity::Warning, what + ": key times are not sorted (key " + std::to_string(k) + "); skipped");
-                return;
+                return {};
             }
         }
         const std::vector<unsigned> meshes = morphChannelMeshes(name);
         if (meshes.empty()) {
             note(Severity::Warning, what + ": no node or mesh of that name; skipped");
-            return;
+            return {};
         }
         size_t badValues = 0;
         bool any = false;
@@ -824,6 +855,11 @@ private:
             const size_t targets = m_rig.meshes[size_t(rigMesh)].morphTargets.size();
             if (targets == 0)
                 continue;
+            // Dense weights for every mesh of the node: count them against the budget before allocating.
+            m_bytes.add(uint64_t(times.size()) * targets, sizeof(float));
+            m_bytes.add(uint64_t(times.size()), sizeof(float));
+            if (auto r = checkEstimate(); !r.ok())
+                return r;
             MorphChannel channel;
             channel.mesh = rigMesh;
             channel.interpolation = Interpolation::Linear;
@@ -848,11 +884,12 @@ private:
         }
         if (!any) {
             note(Severity::Warning, what + ": its meshes have no morph targets; skipped");
-            return;
+            return {};
         }
         if (badValues)
             note(Severity::Warning, what + ": " + std::to_string(badValues) + " key values name missing or skipped targets; ignored");
         duration = std::max(duration, times.back());
+        return {};
     }
 
     const aiScene& m_scene;
@@ -863,8 +900,11 @@ private:
     std::vector<int> m_meshNode;                    ///< per aiMesh: first node referencing it, -1 if none
     std::vector<int> m_rigMeshOf;                   ///< per aiMesh: index in Rig::meshes, -1 if skipped
     std::vector<std::vector<int>> m_targetOf;       ///< per aiMesh, per anim mesh: index in morphTargets, -1 if skipped
-    std::unordered_map<std::string, int> m_nodeByName;
-    std::unordered_map<std::string, int> m_duplicateNames; ///< name -> extra occurrences (-1 once reported)
+    std::unordered_map<std::string, std::vector<int>> m_nodesByName;       ///< depth-first order
+    std::unordered_map<std::string, std::vector<unsigned>> m_meshesByName; ///< aiMesh indices
+    std::unordered_set<std::string> m_reportedAmbiguous;
+    ByteCount m_bytes;                              ///< the memory estimate
+    size_t m_suppressedNotes = 0;
     std::unordered_map<uint64_t, std::vector<int>> m_skinsByHash;
 };
 
@@ -879,7 +919,11 @@ Result<Rig> importWith(const std::string& displayName, const ImportOptions& opti
         const aiScene* scene = read(importer);
         if (!scene) {
             std::string reason = oneLine(importer.GetErrorString());
-            return fail(displayName + ": " + (reason.empty() ? std::string("Assimp could not read the file") : reason));
+            if (reason.empty())
+                reason = "Assimp could not read the file";
+            else if (reason == "std::bad_alloc") // Assimp catches its own allocation failures and reports what()
+                reason = "out of memory while reading the file";
+            return fail(displayName + ": " + reason);
         }
         Converter converter(*scene, displayName, options);
         return converter.run();

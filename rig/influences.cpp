@@ -49,19 +49,20 @@ InfluenceStream buildInfluenceStream(const Mesh& mesh, size_t jointCount, int pe
         }
         if (valid > k)
             ++s.truncatedVertices;
-        float sum = 0.0f;
+        // In double: a float sum of valid weights can overflow (4 x 3e38) and the float reciprocal of a denormal sum
+        // is infinite (1 / 1.4e-45); either made runtime weights infinite or dropped a valid vertex.
+        double sum = 0.0;
         for (size_t j = 0; j < count; ++j)
-            sum += best[j].weight;
-        if (count == 0 || !(sum > 0.0f) || !std::isfinite(sum)) {
+            sum += double(best[j].weight);
+        if (count == 0 || !(sum > 0.0) || !std::isfinite(sum)) {
             ++s.unboundVertices;
             s.joints[v * k] = identity;
             s.weights[v * k] = 1.0f;
             continue;
         }
-        const float inv = 1.0f / sum;
         for (size_t j = 0; j < count; ++j) {
             s.joints[v * k + j] = uint16_t(best[j].joint);
-            s.weights[v * k + j] = best[j].weight * inv;
+            s.weights[v * k + j] = float(double(best[j].weight) / sum);
         }
     }
     return s;

@@ -185,7 +185,7 @@ void pushInfluences(Mesh& mesh, std::initializer_list<WeightedJoint> list)
 /// Writes k (joint, weight) pairs, largest first, into `out`; returns k (clamped to jointCount).
 int gaussianTopK(double x, double x0, double spacing, int jointCount, double sigma, int k, Influence* out)
 {
-    k = std::clamp(k, 1, std::max(1, jointCount));
+    assert(jointCount >= 1 && k >= 1 && k <= 8);
     k = std::min(k, jointCount);
     std::array<WeightedJoint, 8> w{};
     auto raw = [&](int j) {

@@ -64,6 +64,7 @@ private slots:
     void initTestCase();
     void rampStretchSummaryNumbers();
     void perVertexArrays();
+    void undefinedValuesAreNull();
     void humanSummaryWithoutJson();
     void methodsSelection();
     void badInputsExitTwoWithOneLine_data();
@@ -121,19 +122,40 @@ void TestReportCli::perVertexArrays()
         QCOMPARE(a["normal_error_deg"].toArray().size(), n);
         QCOMPARE(a["tangent_error_deg"].toArray().size(), n);
     }
-    // At 180° the linear ring at x = 1 collapses onto the axis: its reference normals are null (undefined).
-    const QJsonArray ref = pv["linear"]["reference_normals"].toArray();
-    const QJsonArray pos = pv["linear"]["positions"].toArray();
-    int nulls = 0;
-    for (int v = 0; v < n; ++v)
-        if (ref[3 * v].isNull()) {
-            ++nulls;
-            RS_COMPARE_NEAR(pos[3 * v].toDouble(), 1.0, 1e-4);
-        }
-    QVERIFY(nulls >= 32);
-    QVERIFY(pv["linear"]["normal_error_deg"].toArray().contains(QJsonValue::Null));
-    // DQ keeps the radius: no undefined reference normal.
-    QVERIFY(!pv["dual-quaternion"]["reference_normals"].toArray().contains(QJsonValue::Null));
+    // At 180° the linear ring at x = 1 collapses onto the axis; dual quaternions keep its radius.
+    const QJsonArray lin = pv["linear"]["positions"].toArray();
+    const QJsonArray dq = pv["dual-quaternion"]["positions"].toArray();
+    int ring = 0;
+    for (int v = 0; v < n; ++v) {
+        if (std::fabs(lin[3 * v].toDouble() - 1.0) > 1e-5)
+            continue;
+        ++ring;
+        RS_COMPARE_NEAR(std::hypot(lin[3 * v + 1].toDouble(), lin[3 * v + 2].toDouble()), 0.0, 1e-4);
+        RS_COMPARE_NEAR(std::hypot(dq[3 * v + 1].toDouble(), dq[3 * v + 2].toDouble()), 0.25, 1e-4);
+    }
+    QVERIFY(ring >= 32);
+}
+
+void TestReportCli::undefinedValuesAreNull()
+{
+    // Scaling x and y to zero flattens the ramp onto the z axis: every triangle has zero area, so every reference
+    // direction is undefined and the inverse transpose is singular. All of it must come out as null.
+    const QString pose = writeFile(m_dir, "flat.json", R"({"joints": {"root": {"scale": [0, 0, 1]}}})");
+    const Output o = runRigscope({"report", "--sample", "ramp", "--pose", pose, "--per-vertex", "--json", "-"});
+    QCOMPARE(o.exitCode, 0);
+    QVERIFY(!o.out.contains("nan") && !o.out.contains("NaN") && !o.out.contains("inf"));
+    const QJsonObject r = parse(o);
+    const int n = r["vertices"].toInt();
+    const QJsonObject lin = r["methods"]["linear"]["normal_error_deg"].toObject();
+    QVERIFY(lin["max"].isNull() && lin["mean"].isNull() && lin["p95"].isNull());
+    QCOMPARE(lin["undefined"].toInt(), n);
+    QCOMPARE(r["methods"]["inverse-transpose"]["singular_vertices"].toInt(), n);
+    for (const QJsonValue& v : r["per_vertex"]["inverse-transpose"]["normals"].toArray())
+        QVERIFY(v.isNull());
+    for (const QJsonValue& v : r["per_vertex"]["rebuilt"]["reference_tangents"].toArray())
+        QVERIFY(v.isNull());
+    for (const QJsonValue& v : r["per_vertex"]["linear"]["positions"].toArray())
+        QVERIFY(v.isDouble());
 }
 
 void TestReportCli::humanSummaryWithoutJson()

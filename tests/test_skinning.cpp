@@ -165,12 +165,13 @@ void TestSkinning::candyWrapper()
     }
     QVERIFY(ring >= 32);
     if (theta == 180.0) {
-        // The ring collapses onto the axis: its rebuilt normals are undefined there, never NaN.
+        // The ring collapses onto the axis; its neighbours still span real triangles, so every error stays a number
+        // in [0, 180] (or undefined), and the collapse shows as a large linear normal error.
         for (size_t v = 0; v < mesh.vertexCount(); ++v) {
             const float e = frames(r, Method::Linear).normalErrorDeg[v];
             QVERIFY(e == kUndefinedError || (e >= 0.0f && e <= 180.0f));
         }
-        QVERIFY(r.eval.stats[size_t(Method::Linear)].normal.undefined > 0);
+        QVERIFY(r.eval.stats[size_t(Method::Linear)].normal.max > 45.0);
     }
 }
 

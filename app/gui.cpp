@@ -1,0 +1,186 @@
+#include "gui.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "document.h"
+#include "main_window.h"
+#include "pose_file.h"
+#include "rig/samples.h"
+#include "viewer/viewport.h"
+
+namespace app {
+
+namespace {
+
+int failWith(const QString& message)
+{
+    std::fprintf(stderr, "rigscope: %s\n", qPrintable(message));
+    return 2;
+}
+
+} // namespace
+
+int runGui(int argc, char** argv)
+{
+    QApplication qapp(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("RigScope"));
+    QApplication::setApplicationName(QStringLiteral("RigScope"));
+    QApplication::setApplicationVersion(QStringLiteral(RIGSCOPE_VERSION));
+
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("RigScope: see how skinning methods bend normals and tangents.\n"
+                                               "Headless: rigscope report --help, rigscope bench --help."));
+    p.addHelpOption();
+    p.addVersionOption();
+    p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file to open (default: the sheet sample)."));
+    const QCommandLineOption sample(QStringLiteral("sample"), QStringLiteral("Open a built-in rig."), QStringLiteral("NAME"));
+    const QCommandLineOption pose(QStringLiteral("pose"), QStringLiteral("Pose file (JSON) to apply."), QStringLiteral("FILE"));
+    const QCommandLineOption method(QStringLiteral("method"), QStringLiteral("Method id (default linear)."), QStringLiteral("ID"));
+    const QCommandLineOption view(QStringLiteral("view"), QStringLiteral("single or quad."), QStringLiteral("VIEW"));
+    const QCommandLineOption overlays(QStringLiteral("overlays"),
+                                      QStringLiteral("Comma-separated: normals, tangents, reference-normals, skeleton, bounds."),
+                                      QStringLiteral("LIST"));
+    const QCommandLineOption shading(QStringLiteral("shading"),
+                                     QStringLiteral("lit, reference, normal-error or tangent-error."), QStringLiteral("MODE"));
+    const QCommandLineOption material(QStringLiteral("material"), QStringLiteral("plain, bumps or checker."),
+                                      QStringLiteral("NAME"));
+    const QCommandLineOption backend(QStringLiteral("backend"), QStringLiteral("vulkan (default) or opengl."),
+                                     QStringLiteral("API"), QStringLiteral("vulkan"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Save the viewport to a PNG once the rig is shown, then quit."),
+                                        QStringLiteral("PNG"));
+    p.addOptions({sample, pose, method, view, overlays, shading, material, backend, screenshot});
+    p.process(qapp); // --help / --version / unknown options exit here
+
+    DisplaySettings d;
+    if (p.isSet(method)) {
+        auto m = rig::methodFromId(p.value(method).toStdString());
+        if (!m)
+            return failWith(QStringLiteral("unknown method '%1'").arg(p.value(method)));
+        d.method = *m;
+    }
+    if (p.isSet(view)) {
+        if (p.value(view) == QLatin1String("quad"))
+            d.view = ViewMode::Quad;
+        else if (p.value(view) != QLatin1String("single"))
+            return failWith(QStringLiteral("--view must be single or quad"));
+    }
+    if (p.isSet(overlays)) {
+        for (const QString& o : p.value(overlays).split(',', Qt::SkipEmptyParts)) {
+            const QString k = o.trimmed();
+            if (k == QLatin1String("normals"))
+                d.overlays |= viewer::OverlayNormals;
+            else if (k == QLatin1String("tangents"))
+                d.overlays |= viewer::OverlayTangents;
+            else if (k == QLatin1String("reference-normals"))
+                d.overlays |= viewer::OverlayReferenceNormals;
+            else if (k == QLatin1String("skeleton"))
+                d.overlays |= viewer::OverlaySkeleton;
+            else if (k == QLatin1String("bounds"))
+                d.overlays |= viewer::OverlayBounds;
+            else
+                return failWith(QStringLiteral("unknown overlay '%1'").arg(k));
+        }
+    }
+    if (p.isSet(shading)) {
+        const QString s = p.value(shading);
+        if (s == QLatin1String("lit"))
+            d.shading = Shading::Lit;
+        else if (s == QLatin1String("reference"))
+            d.shading = Shading::Reference;
+        else if (s == QLatin1String("normal-error"))
+            d.shading = Shading::NormalError;
+        else if (s == QLatin1String("tangent-error"))
+            d.shading = Shading::TangentError;
+        else
+            return failWith(QStringLiteral("unknown shading '%1'").arg(s));
+    }
+    if (p.isSet(material)) {
+        const QString m = p.value(material);
+        if (m == QLatin1String("plain"))
+            d.material = Material::Plain;
+        else if (m == QLatin1String("bumps"))
+            d.material = Material::Bumps;
+        else if (m == QLatin1String("checker"))
+            d.material = Material::Checker;
+        else
+            return failWith(QStringLiteral("unknown material '%1'").arg(m));
+    }
+    const QString api = p.value(backend);
+    if (api != QLatin1String("vulkan") && api != QLatin1String("opengl"))
+        return failWith(QStringLiteral("--backend must be vulkan or opengl"));
+    const QStringList files = p.positionalArguments();
+    if (files.size() > 1 || (files.size() == 1 && p.isSet(sample)))
+        return failWith(QStringLiteral("give one model file or --sample NAME"));
+
+    rig::Pose poseData;
+    bool hasPose = false;
+    if (p.isSet(pose)) {
+        auto pr = readPoseFile(p.value(pose));
+        if (!pr)
+            return failWith(QString::fromStdString(pr.error()));
+        poseData = std::move(pr.value());
+        hasPose = true;
+    }
+
+    Document doc;
+    doc.setDisplay(d);
+    MainWindow window(&doc, api);
+
+    const QString shotPath = p.value(screenshot);
+    int status = 0;
+    auto applyPoseAndMaybeShoot = [&] {
+        if (hasPose) {
+            QString err;
+            if (!doc.setPose(poseData, &err)) {
+                const QString msg = p.value(pose) + QStringLiteral(": ") + err;
+                if (!shotPath.isEmpty()) {
+                    std::fprintf(stderr, "rigscope: %s\n", qPrintable(msg));
+                    status = 2;
+                    qapp.exit(2);
+                    return;
+                }
+                QMessageBox::warning(&window, QObject::tr("Pose"), msg);
+            }
+            window.viewport()->frameAll(); // frame what the pose made
+        }
+        if (shotPath.isEmpty())
+            return;
+        // Give the window a moment to be exposed and render, then grab the swapchain.
+        QTimer::singleShot(300, &window, [&] {
+            QString err;
+            if (!window.saveScreenshot(shotPath, &err)) {
+                std::fprintf(stderr, "rigscope: %s\n", qPrintable(err));
+                status = 2;
+            }
+            qapp.exit(status);
+        });
+    };
+    QObject::connect(&doc, &Document::loadFailed, &window, [&](const QString& msg) {
+        if (!shotPath.isEmpty()) {
+            std::fprintf(stderr, "rigscope: %s\n", qPrintable(msg));
+            qapp.exit(2);
+        }
+    });
+
+    window.show();
+    if (files.size() == 1) {
+        QObject::connect(&doc, &Document::loadFinished, &window, applyPoseAndMaybeShoot, Qt::SingleShotConnection);
+        doc.openFile(files.front());
+    } else {
+        const QString name = p.isSet(sample) ? p.value(sample) : QStringLiteral("sheet");
+        if (!doc.openSample(name))
+            return failWith(QStringLiteral("unknown sample '%1'").arg(name));
+        QTimer::singleShot(0, &window, applyPoseAndMaybeShoot);
+    }
+    const int rc = qapp.exec();
+    return rc ? rc : status;
+}
+
+} // namespace app

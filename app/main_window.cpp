@@ -1,0 +1,400 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+
+#include <cmath>
+#include <limits>
+
+#include <assimp/version.h>
+
+#include "document.h"
+#include "panels/audit_panel.h"
+#include "panels/vertex_panel.h"
+#include "rig/import.h"
+#include "rig/samples.h"
+#include "viewer/picking.h"
+#include "viewer/viewport.h"
+
+namespace app {
+
+namespace {
+constexpr int kMaxRecent = 10;
+const char* kRecentKey = "recentFiles";
+} // namespace
+
+MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMainWindow(parent), m_doc(doc)
+{
+    setObjectName(QStringLiteral("RigScopeMainWindow"));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+
+    m_viewport = new viewer::Viewport(api == QLatin1String("opengl") ? viewer::Viewport::Api::OpenGL
+                                                                     : viewer::Viewport::Api::Vulkan);
+    m_viewportContainer = QWidget::createWindowContainer(m_viewport, this);
+    m_viewportContainer->setObjectName(QStringLiteral("viewportContainer"));
+    m_viewportContainer->setMinimumSize(320, 240);
+    m_viewportContainer->setFocusPolicy(Qt::StrongFocus);
+    setCentralWidget(m_viewportContainer);
+
+    m_statusFile = new QLabel(this);
+    m_statusCounts = new QLabel(this);
+    m_statusMethod = new QLabel(this);
+    m_statusError = new QLabel(this);
+    m_statusFrame = new QLabel(this);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 0); // busy indicator while a file loads
+    m_progress->setMaximumWidth(120);
+    m_progress->hide();
+    statusBar()->addWidget(m_statusFile, 1);
+    statusBar()->addWidget(m_progress);
+    statusBar()->addPermanentWidget(m_statusCounts);
+    statusBar()->addPermanentWidget(m_statusMethod);
+    statusBar()->addPermanentWidget(m_statusError);
+    statusBar()->addPermanentWidget(m_statusFrame);
+
+    buildDocks();
+    buildMenus();
+
+    connect(m_doc, &Document::loadStarted, this, [this](const QString& what) {
+        m_progress->show();
+        statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(what).fileName()));
+    });
+    connect(m_doc, &Document::loadFinished, this, [this](const QString& what) {
+        m_progress->hide();
+        statusBar()->clearMessage();
+        if (!what.startsWith(QLatin1String("sample:")))
+            addRecentFile(what);
+    });
+    connect(m_doc, &Document::loadFailed, this, &MainWindow::onLoadFailed);
+    connect(m_doc, &Document::rigChanged, this, [this] {
+        syncViewport();
+        m_frameOnNextEvaluation = true;
+        updateTitle();
+        updateStatus();
+    });
+    connect(m_doc, &Document::poseChanged, this, [this] {
+        m_viewport->setPose(m_doc->resolvedPose());
+    });
+    connect(m_doc, &Document::displayChanged, this, [this] {
+        m_viewport->setSettings(m_doc->display());
+        updateStatus();
+    });
+    connect(m_doc, &Document::selectionChanged, this, [this] { m_viewport->setSelectedVertex(m_doc->selectedVertex()); });
+    connect(m_doc, &Document::evaluationChanged, this, [this] {
+        // Frame-all uses the CPU evaluation's bounds of the positions the method draws.
+        glm::vec3 lo(std::numeric_limits<float>::infinity()), hi(-std::numeric_limits<float>::infinity());
+        for (const rig::MeshEvaluation& me : m_doc->evaluation().meshes)
+            for (const glm::vec3& p : me.surfaceOf(m_doc->display().method).positions)
+                if (std::isfinite(p.x + p.y + p.z)) {
+                    lo = glm::min(lo, p);
+                    hi = glm::max(hi, p);
+                }
+        if (lo.x <= hi.x) {
+            m_viewport->setFrameBounds(lo, hi);
+            if (m_frameOnNextEvaluation)
+                m_viewport->frameAll();
+        }
+        m_frameOnNextEvaluation = false;
+        updateStatus();
+    });
+    connect(m_viewport, &viewer::Viewport::pickRequested, this, [this](QPointF px) {
+        glm::vec3 origin, dir;
+        if (!m_doc->loaded() || !m_viewport->rayAt(px, origin, dir))
+            return;
+        const float tolerance = 12.0f * m_viewport->pixelAngle();
+        m_doc->setSelectedVertex(viewer::pickVertex(m_doc->evaluation(), m_doc->display().method, origin, dir, tolerance));
+    });
+    connect(m_viewport, &viewer::Viewport::frameRendered, this, [this](double ms) {
+        m_statusFrame->setText(tr("%1 ms").arg(ms, 0, 'f', 1));
+    });
+    connect(m_viewport, &viewer::Viewport::initFailed, this, [this](const QString& message) {
+        QMessageBox::critical(this, tr("RigScope"), tr("The viewport could not start: %1").arg(message));
+    });
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    if (!settings.contains(QStringLiteral("geometry")))
+        resize(1280, 800);
+    m_viewport->setSettings(m_doc->display());
+    if (m_doc->loaded()) {
+        syncViewport();
+        m_frameOnNextEvaluation = true;
+        emit m_doc->evaluationChanged();
+    }
+    updateTitle();
+    updateStatus();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildDocks()
+{
+    auto add = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
+        auto* dock = new QDockWidget(title, this);
+        dock->setObjectName(name); // unique: saveState/restoreState key
+        dock->setWidget(w);
+        addDockWidget(area, dock);
+        m_docks << dock;
+        return dock;
+    };
+    add(new panels::VertexPanel(m_doc, this), tr("Vertex"), QStringLiteral("dock.vertex"), Qt::RightDockWidgetArea);
+    add(new panels::AuditPanel(m_doc, this), tr("Audit"), QStringLiteral("dock.audit"), Qt::RightDockWidgetArea);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openFileDialog);
+    open->setShortcut(QKeySequence::Open);
+    QMenu* samples = file->addMenu(tr("Open &Sample"));
+    for (const std::string& name : rig::sampleNames()) {
+        const QString n = QString::fromStdString(name);
+        samples->addAction(n, this, [this, n] { m_doc->openSample(n); });
+    }
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    QAction* shot = file->addAction(tr("Save Screens&hot…"), this, &MainWindow::screenshotDialog);
+    shot->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* method = menuBar()->addMenu(tr("&Method"));
+    auto* methods = new QActionGroup(this);
+    for (rig::Method m : rig::allMethods()) {
+        QAction* a = method->addAction(QString::fromLatin1(rig::methodId(m).data(), int(rig::methodId(m).size())));
+        a->setCheckable(true);
+        a->setChecked(m == m_doc->display().method);
+        a->setActionGroup(methods);
+        connect(a, &QAction::triggered, this, [this, m] { m_doc->setMethod(m); });
+        connect(m_doc, &Document::displayChanged, a, [this, a, m] { a->setChecked(m_doc->display().method == m); });
+    }
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : m_docks)
+        m_viewMenu->addAction(d->toggleViewAction());
+    m_viewMenu->addSeparator();
+    QAction* quad = m_viewMenu->addAction(tr("&Four-View Comparison"));
+    quad->setCheckable(true);
+    quad->setShortcut(QKeySequence(Qt::Key_Q));
+    connect(quad, &QAction::toggled, this, [this](bool on) { m_doc->setViewMode(on ? ViewMode::Quad : ViewMode::Single); });
+    connect(m_doc, &Document::displayChanged, quad, [this, quad] {
+        const QSignalBlocker b(quad);
+        quad->setChecked(m_doc->display().view == ViewMode::Quad);
+    });
+
+    QMenu* shading = m_viewMenu->addMenu(tr("&Shading"));
+    auto* shadings = new QActionGroup(this);
+    const std::pair<Shading, QString> shadingItems[] = {{Shading::Lit, tr("Lit (method normals)")},
+                                                        {Shading::Reference, tr("Lit (rebuilt reference)")},
+                                                        {Shading::NormalError, tr("Normal Error Heatmap")},
+                                                        {Shading::TangentError, tr("Tangent Error Heatmap")}};
+    for (const auto& [s, label] : shadingItems) {
+        QAction* a = shading->addAction(label);
+        a->setCheckable(true);
+        a->setActionGroup(shadings);
+        a->setChecked(m_doc->display().shading == s);
+        connect(a, &QAction::triggered, this, [this, s = s] { m_doc->setShading(s); });
+        connect(m_doc, &Document::displayChanged, a, [this, a, s = s] { a->setChecked(m_doc->display().shading == s); });
+    }
+    QMenu* material = m_viewMenu->addMenu(tr("&Material"));
+    auto* materials = new QActionGroup(this);
+    const std::pair<Material, QString> materialItems[] = {
+        {Material::Plain, tr("Plain")}, {Material::Bumps, tr("Normal-Mapped Bumps")}, {Material::Checker, tr("UV Checker")}};
+    for (const auto& [m, label] : materialItems) {
+        QAction* a = material->addAction(label);
+        a->setCheckable(true);
+        a->setActionGroup(materials);
+        a->setChecked(m_doc->display().material == m);
+        connect(a, &QAction::triggered, this, [this, m = m] { m_doc->setMaterial(m); });
+        connect(m_doc, &Document::displayChanged, a, [this, a, m = m] { a->setChecked(m_doc->display().material == m); });
+    }
+    QMenu* overlays = m_viewMenu->addMenu(tr("&Overlays"));
+    const std::tuple<Overlay, QString, int> overlayItems[] = {
+        {viewer::OverlayNormals, tr("Normals (gold)"), Qt::Key_N},
+        {viewer::OverlayTangents, tr("Tangents"), Qt::Key_T},
+        {viewer::OverlayReferenceNormals, tr("Reference Normals"), Qt::Key_R},
+        {viewer::OverlaySkeleton, tr("Skeleton"), Qt::Key_K},
+        {viewer::OverlayBounds, tr("Bounding Box"), Qt::Key_B}};
+    for (const auto& [o, label, key] : overlayItems) {
+        QAction* a = overlays->addAction(label);
+        a->setCheckable(true);
+        a->setShortcut(QKeySequence(key));
+        a->setChecked(m_doc->display().overlays & o);
+        connect(a, &QAction::toggled, this, [this, o = o](bool on) { m_doc->setOverlay(o, on); });
+        connect(m_doc, &Document::displayChanged, a, [this, a, o = o] {
+            const QSignalBlocker b(a);
+            a->setChecked(m_doc->display().overlays & o);
+        });
+    }
+    m_viewMenu->addSeparator();
+    QAction* reset = m_viewMenu->addAction(tr("&Reset Camera"), this, [this] { m_viewport->resetCamera(); });
+    reset->setShortcut(QKeySequence(Qt::Key_Home));
+    QAction* frame = m_viewMenu->addAction(tr("&Frame All"), this, [this] { m_viewport->frameAll(); });
+    frame->setShortcut(QKeySequence(Qt::Key_F));
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About RigScope"), this, [this] {
+        QMessageBox::about(this, tr("About RigScope"),
+                           tr("<b>RigScope %1</b><p>Skinned normal and tangent inspector.</p>"
+                              "<p>Qt %2 (built with %3)<br>Assimp %4<br>Viewport: %5</p>")
+                               .arg(QStringLiteral(RIGSCOPE_VERSION), QString::fromLatin1(qVersion()),
+                                    QStringLiteral(QT_VERSION_STR), QString::fromStdString(rig::assimpVersion()),
+                                    m_viewport->backendName()));
+    });
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = recentFiles();
+    for (const QString& f : files)
+        m_recentMenu->addAction(QFileInfo(f).fileName(), this, [this, f] { m_doc->openFile(f); })->setToolTip(f);
+    if (files.isEmpty())
+        m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+}
+
+QStringList MainWindow::recentFiles() const
+{
+    return QSettings().value(QLatin1String(kRecentKey)).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    QStringList files = recentFiles();
+    files.removeAll(abs);
+    files.prepend(abs);
+    while (files.size() > kMaxRecent)
+        files.removeLast();
+    QSettings().setValue(QLatin1String(kRecentKey), files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::openFileDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Rig"), QString(),
+        tr("Rigged models (*.gltf *.glb *.fbx *.dae *.x *.X *.obj *.blend *.3ds *.ms3d *.md5mesh *.smd);;All files (*)"));
+    if (!path.isEmpty())
+        m_doc->openFile(path);
+}
+
+void MainWindow::screenshotDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Screenshot"), QStringLiteral("rigscope.png"),
+                                                      tr("PNG images (*.png)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!saveScreenshot(path, &error))
+        QMessageBox::warning(this, tr("Save Screenshot"), error);
+}
+
+bool MainWindow::saveScreenshot(const QString& path, QString* error)
+{
+    QString err;
+    const QImage img = m_viewport->grabImage(&err);
+    if (img.isNull()) {
+        if (error)
+            *error = err.isEmpty() ? tr("The viewport has no image yet.") : err;
+        return false;
+    }
+    if (!img.save(path, "PNG")) {
+        if (error)
+            *error = tr("%1: cannot be written").arg(path);
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::closeEvent(QCloseEvent* e)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("windowState"), saveState());
+    QMainWindow::closeEvent(e);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e)
+{
+    if (e->mimeData()->hasUrls() && !e->mimeData()->urls().isEmpty() && e->mimeData()->urls().front().isLocalFile())
+        e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e)
+{
+    const QList<QUrl> urls = e->mimeData()->urls();
+    if (urls.isEmpty() || !urls.front().isLocalFile())
+        return;
+    m_doc->openFile(urls.front().toLocalFile());
+    e->acceptProposedAction();
+}
+
+void MainWindow::onLoadFailed(const QString& message)
+{
+    m_progress->hide();
+    statusBar()->clearMessage();
+    // The previous rig stays loaded.
+    QMessageBox::warning(this, tr("Could not open the file"), message);
+}
+
+void MainWindow::syncViewport()
+{
+    const auto loaded = m_doc->loadedShared();
+    if (!loaded)
+        return;
+    m_viewport->setRig(std::shared_ptr<const rig::Rig>(loaded, &loaded->rig),
+                       std::shared_ptr<const rig::RigRuntime>(loaded, &loaded->runtime));
+    m_viewport->setPose(m_doc->resolvedPose());
+    m_viewport->setSettings(m_doc->display());
+    m_viewport->setSelectedVertex(m_doc->selectedVertex());
+}
+
+void MainWindow::updateTitle()
+{
+    const LoadedRig* l = m_doc->loaded();
+    setWindowTitle(l ? tr("%1 — RigScope").arg(l->displayName) : tr("RigScope"));
+}
+
+void MainWindow::updateStatus()
+{
+    const LoadedRig* l = m_doc->loaded();
+    if (!l) {
+        m_statusFile->setText(tr("No rig"));
+        return;
+    }
+    m_statusFile->setText(l->path.isEmpty() ? l->displayName : l->path);
+    m_statusCounts->setText(tr("%1 vertices · %2 triangles · %3 joints")
+                                .arg(l->rig.vertexCount())
+                                .arg(l->rig.triangleCount())
+                                .arg(l->rig.jointCount()));
+    const rig::Method m = m_doc->display().method;
+    m_statusMethod->setText(QString::fromLatin1(rig::methodId(m).data(), int(rig::methodId(m).size())));
+    const rig::Evaluation& ev = m_doc->evaluation();
+    if (ev.has(m)) {
+        const rig::ErrorStats& s = ev.stats[size_t(m)].normal;
+        m_statusError->setText(s.defined ? tr("normal error max %1° mean %2°").arg(s.max, 0, 'f', 2).arg(s.mean, 0, 'f', 2)
+                                         : tr("normal error undefined"));
+    } else {
+        m_statusError->clear();
+    }
+}
+
+} // namespace app

@@ -1,0 +1,65 @@
+// The main window: a central RHI viewport, dock areas, menus, recent files, drag-and-drop and the status bar.
+#pragma once
+
+#include <QMainWindow>
+#include <QStringList>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QDockWidget;
+
+namespace viewer {
+class Viewport;
+}
+
+namespace app {
+
+class Document;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    /// `api` is "vulkan" or "opengl".
+    MainWindow(Document* doc, const QString& api, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    viewer::Viewport* viewport() const { return m_viewport; }
+    /// Adds a file to the front of the recent list (persisted).
+    void addRecentFile(const QString& path);
+    QStringList recentFiles() const;
+    /// Saves the viewport's current image (exact swapchain pixels) as PNG; returns false with a message box on error.
+    bool saveScreenshot(const QString& path, QString* error = nullptr);
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+
+private:
+    void buildMenus();
+    void buildDocks();
+    void rebuildRecentMenu();
+    void openFileDialog();
+    void screenshotDialog();
+    void updateStatus();
+    void updateTitle();
+    void syncViewport();
+    void onLoadFailed(const QString& message);
+
+    Document* m_doc;
+    viewer::Viewport* m_viewport = nullptr;
+    QWidget* m_viewportContainer = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QLabel* m_statusFile = nullptr;
+    QLabel* m_statusCounts = nullptr;
+    QLabel* m_statusMethod = nullptr;
+    QLabel* m_statusError = nullptr;
+    QLabel* m_statusFrame = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QList<QDockWidget*> m_docks;
+    bool m_frameOnNextEvaluation = false;
+};
+
+} // namespace app

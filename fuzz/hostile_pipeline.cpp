@@ -1,0 +1,613 @@
+#include "hostile_pipeline.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+#include <streambuf>
+#include <vector>
+
+namespace hostile {
+
+namespace {
+
+// -----------------------------------------------------------------------------------------------------------------
+// A streaming JSON checker: RFC 8259 grammar, UTF-8 strings without raw control characters, finite numbers only.
+// Keeps no copy of the text (only the container stack and the current number), so it also checks huge reports.
+
+class JsonChecker {
+public:
+    void feed(const char* p, size_t n)
+    {
+        for (size_t i = 0; i < n && m_problem.empty(); ++i, ++m_offset)
+            step(static_cast<unsigned char>(p[i]));
+    }
+
+    std::string finish()
+    {
+        if (m_problem.empty()) {
+            if (m_state == State::Number)
+                endNumber();
+            else if (m_state == State::Literal)
+                fail("literal cut short");
+            else if (m_state == State::String || m_state == State::Escape || m_state == State::Unicode)
+                fail("unterminated string");
+        }
+        if (m_problem.empty() && (!m_stack.empty() || m_state != State::AfterValue || !m_sawValue))
+            fail("unexpected end of text");
+        return m_problem;
+    }
+
+private:
+    enum class State : uint8_t { Value, ValueOrClose, Key, KeyOrClose, Colon, AfterValue, String, Escape, Unicode, Number, Literal };
+
+    void fail(const std::string& what)
+    {
+        if (m_problem.empty())
+            m_problem = "JSON at byte " + std::to_string(m_offset) + ": " + what;
+    }
+
+    static bool isSpace(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+    void valueDone()
+    {
+        m_state = State::AfterValue;
+        if (m_stack.empty())
+            m_sawValue = true;
+    }
+
+    void endNumber()
+    {
+        // Grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
+        const std::string& s = m_number;
+        size_t i = 0;
+        auto digits = [&] {
+            const size_t b = i;
+            while (i < s.size() && s[i] >= '0' && s[i] <= '9')
+                ++i;
+            return i - b;
+        };
+        if (i < s.size() && s[i] == '-')
+            ++i;
+        const size_t intStart = i;
+        const size_t intDigits = digits();
+        bool ok = intDigits > 0 && !(intDigits > 1 && s[intStart] == '0');
+        if (ok && i < s.size() && s[i] == '.') {
+            ++i;
+            ok = digits() > 0;
+        }
+        if (ok && i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+            ++i;
+            if (i < s.size() && (s[i] == '+' || s[i] == '-'))
+                ++i;
+            ok = digits() > 0;
+        }
+        if (!ok || i != s.size()) {
+            fail("malformed number '" + s + "'");
+            return;
+        }
+        if (!std::isfinite(std::strtod(s.c_str(), nullptr)))
+            fail("number out of range '" + s + "'");
+        m_number.clear();
+        valueDone();
+    }
+
+    void startValue(unsigned char c)
+    {
+        if (c == '{') {
+            m_stack.push_back('{');
+            m_state = State::KeyOrClose;
+        } else if (c == '[') {
+            m_stack.push_back('[');
+            m_state = State::ValueOrClose;
+        } else if (c == '"') {
+            m_inKey = false;
+            m_state = State::String;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            m_number.assign(1, char(c));
+            m_state = State::Number;
+        } else if (c == 't' || c == 'f' || c == 'n') {
+            m_literal = c == 't' ? "true" : c == 'f' ? "false" : "null";
+            m_literalPos = 1;
+            m_state = State::Literal;
+        } else {
+            // NaN, Infinity, inf, nan and any other bare word land here.
+            fail(std::string("unexpected character '") + char(c) + "' where a value belongs");
+        }
+    }
+
+    void close(unsigned char c)
+    {
+        const char want = c == '}' ? '{' : '[';
+        if (m_stack.empty() || m_stack.back() != want) {
+            fail(std::string("unbalanced '") + char(c) + "'");
+            return;
+        }
+        m_stack.pop_back();
+        valueDone();
+    }
+
+    void stringByte(unsigned char c)
+    {
+        if (m_utf8Left > 0) {
+            if ((c & 0xC0) != 0x80) {
+                fail("invalid UTF-8 in a string");
+                return;
+            }
+            m_utf8Code = (m_utf8Code << 6) | (c & 0x3F);
+            if (--m_utf8Left == 0) {
+                const bool overlong = (m_utf8Len == 2 && m_utf8Code < 0x80) || (m_utf8Len == 3 && m_utf8Code < 0x800) ||
+                                      (m_utf8Len == 4 && m_utf8Code < 0x10000);
+                if (overlong || m_utf8Code > 0x10FFFF || (m_utf8Code >= 0xD800 && m_utf8Code <= 0xDFFF))
+                    fail("invalid UTF-8 in a string");
+            }
+            return;
+        }
+        if (c == '"') {
+            if (m_inKey) {
+                m_state = State::Colon;
+            } else {
+                valueDone();
+            }
+            return;
+        }
+        if (c == '\\') {
+            m_state = State::Escape;
+            return;
+        }
+        if (c < 0x20) {
+            fail("raw control character in a string");
+            return;
+        }
+        if (c < 0x80)
+            return;
+        if ((c & 0xE0) == 0xC0) {
+            m_utf8Left = 1, m_utf8Code = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            m_utf8Left = 2, m_utf8Code = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            m_utf8Left = 3, m_utf8Code = c & 0x07;
+        } else {
+            fail("invalid UTF-8 in a string");
+            return;
+        }
+        m_utf8Len = m_utf8Left + 1;
+    }
+
+    void step(unsigned char c)
+    {
+        switch (m_state) {
+        case State::String:
+            stringByte(c);
+            return;
+        case State::Escape:
+            if (c == 'u') {
+                m_state = State::Unicode;
+                m_hexLeft = 4;
+            } else if (std::strchr("\"\\/bfnrt", c) && c != 0) {
+                m_state = State::String;
+            } else {
+                fail("bad escape");
+            }
+            return;
+        case State::Unicode:
+            if (!std::isxdigit(c)) {
+                fail("bad \\u escape");
+                return;
+            }
+            if (--m_hexLeft == 0)
+                m_state = State::String;
+            return;
+        case State::Number:
+            if ((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+                if (m_number.size() > 64)
+                    fail("number too long");
+                m_number.push_back(char(c));
+                return;
+            }
+            endNumber();
+            if (!m_problem.empty())
+                return;
+            break; // the delimiter is handled as AfterValue below
+        case State::Literal:
+            if (m_literal[m_literalPos] != char(c)) {
+                fail("bad literal (expected '" + std::string(m_literal) + "')");
+                return;
+            }
+            if (m_literal[++m_literalPos] == '\0')
+                valueDone();
+            return;
+        default:
+            break;
+        }
+
+        if (isSpace(c))
+            return;
+        switch (m_state) {
+        case State::Value:
+            startValue(c);
+            break;
+        case State::ValueOrClose:
+            if (c == ']')
+                close(c);
+            else
+                startValue(c);
+            break;
+        case State::Key:
+        case State::KeyOrClose:
+            if (c == '"') {
+                m_inKey = true;
+                m_state = State::String;
+            } else if (c == '}' && m_state == State::KeyOrClose) {
+                close(c);
+            } else {
+                fail("expected a key");
+            }
+            break;
+        case State::Colon:
+            if (c == ':')
+                m_state = State::Value;
+            else
+                fail("expected ':'");
+            break;
+        case State::AfterValue:
+            if (m_stack.empty()) {
+                fail("text after the top-level value");
+            } else if (c == ',') {
+                m_state = m_stack.back() == '{' ? State::Key : State::Value;
+            } else if (c == '}' || c == ']') {
+                close(c);
+            } else {
+                fail(std::string("unexpected '") + char(c) + "' after a value");
+            }
+            break;
+        default:
+            fail("internal state");
+        }
+    }
+
+    State m_state = State::Value;
+    std::vector<char> m_stack;
+    std::string m_number;
+    const char* m_literal = "";
+    size_t m_literalPos = 0;
+    bool m_inKey = false;
+    bool m_sawValue = false;
+    int m_hexLeft = 0;
+    int m_utf8Left = 0;
+    int m_utf8Len = 0;
+    uint32_t m_utf8Code = 0;
+    size_t m_offset = 0;
+    std::string m_problem;
+};
+
+/// A std::streambuf that keeps nothing: it feeds a JsonChecker and counts bytes.
+class CheckingBuf : public std::streambuf {
+public:
+    size_t bytes = 0;
+    JsonChecker checker;
+
+protected:
+    int_type overflow(int_type ch) override
+    {
+        if (traits_type::eq_int_type(ch, traits_type::eof()))
+            return traits_type::not_eof(ch);
+        const char c = traits_type::to_char_type(ch);
+        checker.feed(&c, 1);
+        ++bytes;
+        return ch;
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override
+    {
+        checker.feed(s, size_t(n));
+        bytes += size_t(n);
+        return n;
+    }
+};
+
+// -----------------------------------------------------------------------------------------------------------------
+// Checks of the derived data
+
+bool isUnitOrZero(const glm::vec3& v)
+{
+    if (!(std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z)))
+        return false;
+    const float l2 = glm::dot(v, v);
+    return l2 == 0.0f || std::fabs(l2 - 1.0f) < 1e-3f;
+}
+
+std::string runtimeProblem(const rig::Rig& rig, const rig::RigRuntime& rt)
+{
+    if (rt.meshes.size() != rig.meshes.size())
+        return "runtime mesh count";
+    for (size_t m = 0; m < rig.meshes.size(); ++m) {
+        const rig::InfluenceStream& s = rt.meshes[m].stream;
+        const size_t n = rig.meshes[m].vertexCount();
+        const size_t k = size_t(rt.influencesPerVertex);
+        const std::string who = "runtime mesh " + std::to_string(m);
+        if (size_t(s.perVertex) != k || s.joints.size() != n * k || s.weights.size() != n * k)
+            return who + ": stream sizes";
+        for (size_t v = 0; v < n; ++v) {
+            double sum = 0.0;
+            for (size_t i = 0; i < k; ++i) {
+                const float w = s.weights[v * k + i];
+                if (!(w >= 0.0f && w <= 1.0f) || s.joints[v * k + i] >= s.paletteSize)
+                    return who + ": vertex " + std::to_string(v) + " has an invalid runtime influence";
+                sum += w;
+            }
+            if (std::fabs(sum - 1.0) > 1e-3)
+                return who + ": vertex " + std::to_string(v) + " runtime weights sum to " + std::to_string(sum);
+        }
+    }
+    return {};
+}
+
+std::string statsProblem(const rig::ErrorStats& s, size_t vertices, const std::string& who)
+{
+    if (s.defined + s.undefined != vertices)
+        return who + ": defined + undefined != vertices";
+    size_t histogram = 0;
+    for (uint32_t c : s.histogram)
+        histogram += c;
+    if (histogram != s.defined)
+        return who + ": histogram does not add up to the defined count";
+    if (s.defined == 0)
+        return {};
+    const bool ok = std::isfinite(s.max) && std::isfinite(s.mean) && std::isfinite(s.p95) && s.max >= 0.0 &&
+                    s.max <= 180.0 + 1e-3 && s.mean >= 0.0 && s.mean <= s.max + 1e-6 && s.p95 >= 0.0 && s.p95 <= s.max;
+    return ok ? std::string() : who + ": statistics out of range (max " + std::to_string(s.max) + ", mean " +
+                                    std::to_string(s.mean) + ", p95 " + std::to_string(s.p95) + ")";
+}
+
+std::string evaluationProblem(const rig::Rig& rig, const rig::Evaluation& eval)
+{
+    if (eval.meshes.size() != rig.meshes.size())
+        return "evaluation mesh count";
+    const size_t total = rig.vertexCount();
+    for (rig::Method m : eval.methods) {
+        const std::string who = "method " + std::string(rig::methodId(m));
+        for (size_t i = 0; i < rig.meshes.size(); ++i) {
+            const rig::MethodFrames& f = eval.meshes[i].methods[size_t(m)];
+            const size_t n = rig.meshes[i].vertexCount();
+            if (f.normals.size() != n || f.normalErrorDeg.size() != n || f.tangentErrorDeg.size() != n ||
+                (rig.meshes[i].hasTangents() && f.tangents.size() != n))
+                return who + ": sizes in mesh " + std::to_string(i);
+            for (size_t v = 0; v < n; ++v) {
+                if (!isUnitOrZero(f.normals[v]))
+                    return who + ": mesh " + std::to_string(i) + " vertex " + std::to_string(v) + ": normal neither unit nor zero";
+                if (v < f.tangents.size() && !isUnitOrZero(glm::vec3(f.tangents[v])))
+                    return who + ": mesh " + std::to_string(i) + " vertex " + std::to_string(v) + ": tangent neither unit nor zero";
+                for (float e : {f.normalErrorDeg[v], f.tangentErrorDeg[v]})
+                    if (!(e == rig::kUndefinedError || (e >= 0.0f && e <= 180.001f)))
+                        return who + ": mesh " + std::to_string(i) + " vertex " + std::to_string(v) + ": error " + std::to_string(e);
+            }
+        }
+        const rig::MethodStats& st = eval.stats[size_t(m)];
+        if (auto p = statsProblem(st.normal, total, who + " normal"); !p.empty())
+            return p;
+        if (auto p = statsProblem(st.tangent, total, who + " tangent"); !p.empty())
+            return p;
+        if (st.singularVertices > total || st.dqFallbackVertices > total)
+            return who + ": flag counts";
+    }
+    return {};
+}
+
+std::string auditProblem(const rig::Audit& audit)
+{
+    for (const rig::AuditFinding& f : audit.findings) {
+        if (f.code.empty() || f.examples.size() > rig::kAuditExamples || (f.code != "import" && f.examples.size() > f.count))
+            return "audit finding '" + f.code + "': examples/count";
+        if (f.message.empty() || f.message.find('\n') != std::string::npos)
+            return "audit finding '" + f.code + "': message not one line";
+    }
+    return {};
+}
+
+/// A pose that bends every node (rotation, non-uniform scale on every other node, a small translation), sets every
+/// morph target to 0.5 and samples the first clip at half its duration when it is valid.
+rig::Pose bentPose(const rig::Rig& rig, bool withClip)
+{
+    rig::Pose pose;
+    for (size_t i = 0; i < rig.skeleton.nodes.size(); ++i) {
+        rig::JointEdit& e = pose.joints[rig.skeleton.nodes[i].name];
+        e.rotateDeg = glm::vec3(20.0f + 7.0f * float(i % 5), -35.0f, 50.0f);
+        if (i % 2 == 1)
+            e.scale = glm::vec3(1.0f, 1.25f, 0.8f);
+        e.translate = glm::vec3(0.01f, 0.02f, -0.01f);
+    }
+    for (const rig::Mesh& m : rig.meshes)
+        for (const rig::MorphTarget& t : m.morphTargets)
+            pose.morphs[t.name] = 0.5f;
+    if (withClip && !rig.clips.empty()) {
+        pose.clip = "0";
+        if (rig.findClip(pose.clip) != 0)
+            pose.clip = rig.clips[0].name; // a clip named "0" that is not the first: ask for the first by name
+        pose.time = double(rig.clips[0].duration) * 0.5;
+    }
+    return pose;
+}
+
+std::string evaluateAndReport(const rig::Rig& rig, const rig::RigRuntime& rt, const rig::Pose& pose,
+                              const rig::ResolvedPose& resolved, const rig::DeformSettings& settings,
+                              const rig::Audit& audit, bool perVertex, const std::string& label, size_t& jsonBytes)
+{
+    rig::Evaluation eval;
+    rig::evaluate(rig, rt, resolved, rig::allMethods(), settings, eval);
+    if (auto p = evaluationProblem(rig, eval); !p.empty())
+        return label + ": " + p;
+    rig::ReportOptions options;
+    options.perVertex = perVertex;
+    const ReportCheck check = checkReport(rig, rt, pose, settings, eval, audit, options);
+    jsonBytes += check.bytes;
+    if (!check.problem.empty())
+        return label + " report: " + check.problem;
+    return {};
+}
+
+} // namespace
+
+ReportCheck checkReport(const rig::Rig& rig, const rig::RigRuntime& runtime, const rig::Pose& pose,
+                        const rig::DeformSettings& settings, const rig::Evaluation& eval, const rig::Audit& audit,
+                        const rig::ReportOptions& options)
+{
+    CheckingBuf buf;
+    std::ostream out(&buf);
+    rig::writeReportJson(out, rig, runtime, pose, settings, eval, audit, options);
+    ReportCheck check;
+    check.bytes = buf.bytes;
+    check.problem = out.good() ? buf.checker.finish() : std::string("the stream failed");
+    return check;
+}
+
+std::string errorMessageProblem(const std::string& message, const std::string& displayName)
+{
+    const std::string prefix = displayName + ": ";
+    if (message.compare(0, prefix.size(), prefix) != 0)
+        return "error message does not start with '" + prefix + "': " + message;
+    if (message.size() == prefix.size() || message.find_first_not_of(' ', prefix.size()) == std::string::npos)
+        return "error message has no reason: " + message;
+    if (message.find_first_of("\n\r") != std::string::npos)
+        return "error message is not one line: " + message;
+    return {};
+}
+
+std::string rigInvariantProblem(const rig::Rig& r)
+{
+    const auto& nodes = r.skeleton.nodes;
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].parent < -1 || nodes[i].parent >= int(i))
+            return "node " + std::to_string(i) + " has parent " + std::to_string(nodes[i].parent);
+    for (size_t s = 0; s < r.skins.size(); ++s) {
+        const rig::Skin& skin = r.skins[s];
+        if (skin.joints.size() != skin.inverseBind.size() || skin.joints.size() >= 65535)
+            return "skin " + std::to_string(s) + ": joints and inverse binds disagree or too many joints";
+        for (int j : skin.joints)
+            if (j < -1 || j >= int(nodes.size()))
+                return "skin " + std::to_string(s) + ": joint node " + std::to_string(j);
+    }
+    if (r.meshes.empty())
+        return "a loaded rig without meshes";
+    for (size_t mi = 0; mi < r.meshes.size(); ++mi) {
+        const rig::Mesh& m = r.meshes[mi];
+        const size_t n = m.vertexCount();
+        const std::string who = "mesh " + std::to_string(mi);
+        if (n == 0 || m.indices.size() % 3 != 0)
+            return who + ": empty or not a triangle list";
+        if (m.node < -1 || m.node >= int(nodes.size()))
+            return who + ": node out of range";
+        if (m.normals.size() != n || (!m.tangents.empty() && m.tangents.size() != n) || (!m.uvs.empty() && m.uvs.size() != n))
+            return who + ": attribute sizes";
+        for (uint32_t i : m.indices)
+            if (i >= n)
+                return who + ": index out of range";
+        if (m.skin >= 0) {
+            if (m.skin >= int(r.skins.size()) || m.influenceOffsets.size() != n + 1 || m.influenceOffsets[0] != 0 ||
+                m.influenceOffsets.back() != m.influences.size())
+                return who + ": influence CSR";
+            for (size_t v = 0; v < n; ++v)
+                if (m.influenceOffsets[v + 1] < m.influenceOffsets[v])
+                    return who + ": influence offsets decrease";
+        } else if (m.skin != -1 || !m.influenceOffsets.empty() || !m.influences.empty()) {
+            return who + ": influences without a skin";
+        }
+        if (m.defaultMorphWeights.size() != m.morphTargets.size())
+            return who + ": default morph weights";
+        for (const rig::MorphTarget& t : m.morphTargets)
+            if (t.positionDeltas.size() != n || (!t.normalDeltas.empty() && t.normalDeltas.size() != n) ||
+                (!t.tangentDeltas.empty() && t.tangentDeltas.size() != n))
+                return who + ": morph target sizes";
+    }
+    for (const rig::Clip& c : r.clips) {
+        if (!std::isfinite(c.duration) || c.duration < 0.0f)
+            return "clip '" + c.name + "': duration";
+        for (const rig::JointChannel& ch : c.joints)
+            if (ch.node < 0 || ch.node >= int(nodes.size()))
+                return "clip '" + c.name + "': channel node out of range";
+        for (const rig::MorphChannel& ch : c.morphs)
+            if (ch.mesh < 0 || ch.mesh >= int(r.meshes.size()))
+                return "clip '" + c.name + "': morph channel mesh out of range";
+    }
+    return {};
+}
+
+std::string jsonProblem(std::string_view json)
+{
+    JsonChecker checker;
+    checker.feed(json.data(), json.size());
+    return checker.finish();
+}
+
+Outcome runFile(const uint8_t* data, size_t size, const std::string& formatHint, const std::string& displayName,
+                const rig::ImportOptions& options, bool perVertex)
+{
+    Outcome o;
+    rig::Result<rig::Rig> imported = rig::importMemory(data, size, formatHint, displayName, options);
+    if (!imported.ok()) {
+        o.error = imported.error();
+        o.problem = errorMessageProblem(o.error, displayName);
+        return o;
+    }
+    const rig::Rig& rig = imported.value();
+    o.loaded = true;
+    o.vertices = rig.vertexCount();
+    if (auto p = rigInvariantProblem(rig); !p.empty()) {
+        o.problem = "imported rig: " + p;
+        return o;
+    }
+
+    const rig::RigRuntime rt4 = rig::buildRuntime(rig, 4);
+    const rig::RigRuntime rt8 = rig::buildRuntime(rig, 8);
+    for (const rig::RigRuntime* rt : {&rt4, &rt8})
+        if (auto p = runtimeProblem(rig, *rt); !p.empty()) {
+            o.problem = "K=" + std::to_string(rt->influencesPerVertex) + " " + p;
+            return o;
+        }
+    const rig::Audit audit = rig::auditRig(rig);
+    if (auto p = auditProblem(audit); !p.empty()) {
+        o.problem = p;
+        return o;
+    }
+
+    rig::DeformSettings settings;
+    settings.threads = 1;
+
+    // Rest pose, 4 influences, positions-only morphs.
+    const rig::Pose rest;
+    rig::Result<rig::ResolvedPose> restResolved = rig::resolvePose(rig, rest);
+    if (!restResolved.ok()) {
+        o.problem = "the rest pose does not resolve: " + restResolved.error();
+        return o;
+    }
+    settings.morphNormals = false;
+    o.problem = evaluateAndReport(rig, rt4, rest, restResolved.value(), settings, audit, perVertex, "rest pose", o.jsonBytes);
+    if (!o.problem.empty())
+        return o;
+
+    // Bent pose, 8 influences, morph normals on; the first clip when it is valid.
+    rig::Pose bent = bentPose(rig, true);
+    rig::Result<rig::ResolvedPose> bentResolved = rig::resolvePose(rig, bent);
+    if (!bentResolved.ok() && !bent.clip.empty()) {
+        bent = bentPose(rig, false); // a malformed clip is refused by resolvePose: pose without it
+        bentResolved = rig::resolvePose(rig, bent);
+    }
+    if (!bentResolved.ok()) {
+        o.problem = "the bent pose does not resolve: " + bentResolved.error();
+        return o;
+    }
+    settings.morphNormals = true;
+    o.problem = evaluateAndReport(rig, rt8, bent, bentResolved.value(), settings, audit, perVertex, "bent pose", o.jsonBytes);
+    return o;
+}
+
+Outcome run(const uint8_t* data, size_t size, const std::string& displayName, bool perVertex)
+{
+    rig::ImportOptions options;
+    options.memoryBudgetBytes = kFuzzMemoryBudget;
+    if (size == 0)
+        return runFile(data, 0, kHints[0], displayName, options, perVertex);
+    return runFile(data + 1, size - 1, kHints[data[0] % kHintCount], displayName, options, perVertex);
+}
+
+} // namespace hostile

@@ -1,0 +1,44 @@
+#version 440
+// Draws the skinned mesh from the GPU deformer's storage buffers, indexed by gl_VertexIndex.
+
+layout(location = 0) in vec2 inUv;
+
+layout(std140, binding = 0) uniform View {
+    mat4 viewProj;
+    vec4 eye;         // xyz
+    vec4 lightDir;    // xyz, towards the light
+    vec4 params;      // x: heatmap max (deg), y: mode, z: material, w: selected vertex (-1 none)
+    vec4 viewport;    // x, y: size in pixels; z: line width px; w: line length (world)
+    vec4 color;       // overlay colour
+    ivec4 flags;      // x: line source, y: vertex count
+} ubo;
+
+layout(std430, binding = 1) readonly buffer Positions { vec4 positions[]; };
+layout(std430, binding = 2) readonly buffer Normals { vec4 normals[]; };
+layout(std430, binding = 3) readonly buffer Tangents { vec4 tangents[]; };
+layout(std430, binding = 4) readonly buffer RefNormals { vec4 refNormals[]; };
+layout(std430, binding = 5) readonly buffer RefTangents { vec4 refTangents[]; };
+layout(std430, binding = 6) readonly buffer Errors { vec2 errors[]; };
+
+layout(location = 0) out vec3 vWorld;
+layout(location = 1) out vec3 vNormal;
+layout(location = 2) out vec4 vTangent;
+layout(location = 3) out vec2 vUv;
+layout(location = 4) out vec2 vError;
+layout(location = 5) out float vSelected;
+
+void main()
+{
+    int v = gl_VertexIndex;
+    int mode = int(ubo.params.y);
+    vec3 p = positions[v].xyz;
+    // mode 3 = lit with the rebuilt reference's frame; every other mode shows the method's own frame.
+    bool reference = mode == 3;
+    vNormal = reference ? refNormals[v].xyz : normals[v].xyz;
+    vTangent = reference ? refTangents[v] : tangents[v];
+    vWorld = p;
+    vUv = inUv;
+    vError = errors[v];
+    vSelected = (float(v) == ubo.params.w) ? 1.0 : 0.0;
+    gl_Position = ubo.viewProj * vec4(p, 1.0);
+}

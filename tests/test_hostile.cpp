@@ -1,0 +1,362 @@
+// Hostile input: the hand-made broken-rig corpus (tests/data/broken, written by make_broken.py) with the exact outcome
+// of each file, and the replay of every input the fuzzer ever broke (tests/data/fuzz-regressions) through the fuzzer's
+// own path (fuzz/hostile_pipeline.h).
+//
+// For every file: no crash, and either a clean one-line error "<path>: <reason>", or a rig whose audit has exactly the
+// expected findings and whose report JSON is valid, has no NaN/inf text, and writes every undefined value as null.
+#include "testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include <sys/resource.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fuzz/hostile_pipeline.h"
+#include "rig/audit.h"
+#include "rig/deform.h"
+#include "rig/import.h"
+#include "rig/pose.h"
+#include "rig/report.h"
+
+namespace {
+
+QString brokenDir() { return QStringLiteral(RIGSCOPE_TEST_DATA_DIR "/broken"); }
+
+/// The files of tests/data/broken, each with one row in brokenCorpus_data (make_broken.py writes exactly these).
+const QStringList& brokenFiles()
+{
+    static const QStringList files = {
+        "all_zero_weights.gltf", "empty_mesh.gltf",     "huge_count.gltf",          "huge_weights.gltf",
+        "identical_uvs.gltf",    "joint_out_of_range.gltf", "mirrored_joint.gltf",  "missing_child.gltf",
+        "nan_weights.gltf",      "negative_weights.gltf", "node_cycle.gltf",        "not_a_model.gltf",
+        "singular_inverse_bind.gltf", "tiny_weights.gltf", "truncated_buffer.gltf", "vertex_without_influence.gltf",
+        "zero_area_triangles.gltf",
+    };
+    return files;
+}
+
+QString regressionDir() { return QStringLiteral(RIGSCOPE_TEST_DATA_DIR "/fuzz-regressions"); }
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(path));
+    return f.readAll();
+}
+
+/// "code:count:e0,e1,...;code:count:..." for every finding except the importer's notes (code "import"), in audit order.
+QString findingsOf(const rig::Audit& audit)
+{
+    QStringList out;
+    for (const rig::AuditFinding& f : audit.findings) {
+        if (f.code == "import")
+            continue;
+        QStringList examples;
+        for (uint32_t e : f.examples)
+            examples << QString::number(e);
+        out << QStringLiteral("%1:%2:%3").arg(QString::fromStdString(f.code)).arg(f.count).arg(examples.join(','));
+    }
+    return out.join(';');
+}
+
+/// The value at a dotted path ("methods.linear.singular_vertices"; array elements by index) as compact JSON text.
+QString jsonAt(const QJsonValue& root, const QString& path)
+{
+    QJsonValue v = root;
+    for (const QString& part : path.split('.')) {
+        bool isIndex = false;
+        const int index = part.toInt(&isIndex);
+        if (isIndex && v.isArray())
+            v = v.toArray().at(index);
+        else if (v.isObject() && v.toObject().contains(part))
+            v = v.toObject().value(part);
+        else
+            return QStringLiteral("<missing>");
+    }
+    if (v.isObject())
+        return QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
+    if (v.isArray())
+        return QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
+    // A scalar: wrap it to serialise, then unwrap.
+    const QString wrapped = QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact));
+    return wrapped.mid(1, wrapped.size() - 2);
+}
+
+/// Null checks that hold for every report: a statistic with no defined vertex is null, and every per-vertex error
+/// array has exactly as many nulls as the statistic's undefined count.
+QString undefinedIsNullProblem(const QJsonObject& report)
+{
+    const QJsonObject methods = report["methods"].toObject();
+    const QJsonObject perVertex = report["per_vertex"].toObject();
+    for (auto it = methods.begin(); it != methods.end(); ++it) {
+        for (const char* which : {"normal_error_deg", "tangent_error_deg"}) {
+            const QJsonObject stats = it.value().toObject()[which].toObject();
+            const int defined = stats["defined"].toInt(-1), undefined = stats["undefined"].toInt(-1);
+            if (defined == 0)
+                for (const char* key : {"max", "mean", "p95"})
+                    if (!stats[key].isNull())
+                        return QStringLiteral("%1.%2.%3 is not null with no defined vertex").arg(it.key(), which, key);
+            const QJsonArray errors = perVertex[it.key()].toObject()[which].toArray();
+            int nulls = 0;
+            for (const QJsonValue e : errors)
+                nulls += e.isNull() ? 1 : 0;
+            if (nulls != undefined || errors.size() != defined + undefined)
+                return QStringLiteral("%1 %2: %3 nulls of %4 values, statistic says %5 undefined of %6")
+                    .arg(it.key(), which)
+                    .arg(nulls)
+                    .arg(errors.size())
+                    .arg(undefined)
+                    .arg(defined + undefined);
+        }
+    }
+    return {};
+}
+
+/// Writes the rest-pose report of `rig` (all methods, per-vertex arrays) and returns it.
+std::string restReport(const rig::Rig& rig)
+{
+    const rig::RigRuntime rt = rig::buildRuntime(rig, 4);
+    const rig::Pose pose;
+    auto resolved = rig::resolvePose(rig, pose);
+    if (!resolved.ok())
+        qFatal("rest pose: %s", resolved.error().c_str());
+    rig::DeformSettings settings;
+    settings.threads = 1;
+    rig::Evaluation eval;
+    rig::evaluate(rig, rt, resolved.value(), rig::allMethods(), settings, eval);
+    std::ostringstream out;
+    rig::ReportOptions options;
+    options.perVertex = true;
+    rig::writeReportJson(out, rig, rt, pose, settings, eval, rig::auditRig(rig), options);
+    return out.str();
+}
+
+long peakRssMiB()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss / 1024; // ru_maxrss is in KiB on Linux
+}
+
+} // namespace
+
+class TestHostile : public QObject {
+    Q_OBJECT
+
+private slots:
+    void brokenCorpus_data()
+    {
+        QTest::addColumn<QString>("file");
+        // Exactly one of: `error` (the reason after "<path>: "), or `findings` (findingsOf: the complete list).
+        QTest::addColumn<QString>("error");
+        QTest::addColumn<QString>("findings");
+        // Extra facts of the rest-pose report: "path=compact JSON" pairs separated by " | ".
+        QTest::addColumn<QString>("report");
+        // What README "Audit codes" promises for this file when the importer misses it today (checked with
+        // QEXPECT_FAIL: when the importer is fixed, the XPASS says to update the row), and why it is missed.
+        QTest::addColumn<QString>("promised");
+        QTest::addColumn<QString>("missedBecause");
+
+        QStringList rows;
+        auto row = [&rows](const char* file) -> QTestData& {
+            rows << QString::fromLatin1(file);
+            return QTest::newRow(qPrintable(QString::fromLatin1(file).chopped(5))) << QString::fromLatin1(file);
+        };
+
+        const QString assimpDropsWeights = QStringLiteral(
+            "Assimp 5.2.4's glTF2 reader keeps only weights > 0 whose joint index is < the skin's joint count "
+            "(BuildVertexWeightMapping): NaN, negative and out-of-range influences never reach the importer");
+
+        // Loads; its findings are exactly these.
+        row("nan_weights.gltf") << "" << "" << "audit.errors=0" << "non-finite-weight:2:1,6" << assimpDropsWeights;
+        row("negative_weights.gltf") << "" << "weights-not-normalised:3:1,2,5" << "audit.errors=0"
+                                     << "negative-weight:3:1,2,5" << assimpDropsWeights;
+        row("joint_out_of_range.gltf") << "" << "weights-not-normalised:2:3,7" << ""
+                                       << "joint-out-of-range:2:3,7" << assimpDropsWeights;
+        row("all_zero_weights.gltf") << "" << "unweighted-vertex:8:0,1,2,3,4,5,6,7" << "audit.errors=1" << "" << "";
+        row("vertex_without_influence.gltf") << "" << "unweighted-vertex:1:4" << "" << "" << "";
+        // A denormal weight (1.4e-45) is valid: the runtime normalises it to exactly 1 (it used to become infinite).
+        row("tiny_weights.gltf") << "" << "weights-not-normalised:1:2" << "methods.linear.normal_error_deg.max=0"
+                                 << "" << "";
+        // Four weights of 3e38 on two joints (each listed twice): their float sum overflows; the runtime still
+        // normalises them (it used to treat the vertex as unbound).
+        row("huge_weights.gltf") << "" << "duplicate-influence:1:5;weights-not-normalised:1:5"
+                                 << "methods.linear.normal_error_deg.defined=8" << "" << "";
+        row("zero_area_triangles.gltf") << "" << "zero-area-triangle:2:4,5" << "triangles=6" << "" << "";
+        // Every triangle has degenerate UVs: the generated tangents, the reference tangents and so every tangent
+        // error are undefined (null); the normals are fine.
+        row("identical_uvs.gltf") << "" << "degenerate-uv-triangle:6:0,1,2,3,4,5"
+                                  << "meshes.0.tangents=\"generated\" | methods.linear.tangent_error_deg.defined=0 | "
+                                     "methods.linear.tangent_error_deg.max=null | methods.cofactor.tangent_error_deg.p95=null | "
+                                     "methods.linear.normal_error_deg.defined=8 | per_vertex.linear.tangents.0=null"
+                                  << "" << "";
+        // The tip's skin matrix is singular: inverse-transpose has no normal on the tip's 4 vertices (x = 2, 3), dual
+        // quaternions fall back to linear blending there.
+        row("singular_inverse_bind.gltf")
+            << "" << "singular-bind-matrix:1:1"
+            << "singular_joints=[\"tip\"] | mirrored_joints=[] | methods.inverse-transpose.singular_vertices=4 | "
+               "methods.inverse-transpose.normal_error_deg.undefined=4 | "
+               "per_vertex.inverse-transpose.normal_error_deg.2=null | methods.dual-quaternion.linear_fallback_vertices=4"
+            << "" << "";
+        // The mirrored bind and the mirrored rest pose cancel: the rest-pose skin matrices are identities.
+        row("mirrored_joint.gltf") << "" << "mirrored-bind-matrix:1:1"
+                                   << "mirrored_joints=[] | singular_joints=[] | "
+                                      "methods.dual-quaternion.linear_fallback_vertices=0 | methods.linear.normal_error_deg.max=0"
+                                   << "" << "";
+
+        // Fails cleanly, with Assimp's reason.
+        row("node_cycle.gltf") << "GLTF: Object at index 1 in array \"nodes\" has recursive reference to itself"
+                               << "" << "" << "" << "";
+        row("missing_child.gltf") << "GLTF: Array index 7 is out of bounds (3) for \"nodes\"" << "" << "" << "" << "";
+        // (Assimp names the two lengths the other way round: 644 bytes of data, 776 declared.)
+        row("truncated_buffer.gltf") << "GLTF: buffer \"buffers[0]\", expected 644 bytes, but found 776" << "" << ""
+                                     << "" << "";
+        row("not_a_model.gltf") << "No suitable reader found for the file format of file \"%PATH%\"." << "" << ""
+                                << "" << "";
+        row("empty_mesh.gltf") << "GLTF2: data is null when extracting data from accessors[0]" << "" << "" << "" << "";
+        // 2^31 declared vertices over a 96-byte view: refused before anything that size is allocated.
+        row("huge_count.gltf") << "GLTF: Accessor with offset/length (0/8589934592) is out of range." << "" << ""
+                               << "" << "";
+
+        rows.sort();
+        if (rows != brokenFiles())
+            qFatal("brokenFiles() and the rows of brokenCorpus_data disagree");
+    }
+
+    void brokenCorpus()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, error);
+        QFETCH(QString, findings);
+        QFETCH(QString, report);
+        QFETCH(QString, promised);
+        QFETCH(QString, missedBecause);
+        const std::string path = (brokenDir() + '/' + file).toStdString();
+
+        const long rssBefore = peakRssMiB();
+        const rig::Result<rig::Rig> imported = rig::importFile(path);
+        // No input may make the import balloon (huge_count declares 2^31 vertices).
+        QVERIFY2(peakRssMiB() - rssBefore < 256, qPrintable(QStringLiteral("peak RSS grew by %1 MiB").arg(peakRssMiB() - rssBefore)));
+
+        // The whole fuzz path (both poses, K = 4 and 8, every method, both reports checked) on the same bytes.
+        const QByteArray bytes = readAll(QString::fromStdString(path));
+        const hostile::Outcome outcome = hostile::runFile(reinterpret_cast<const uint8_t*>(bytes.constData()),
+                                                          size_t(bytes.size()), "gltf", path, rig::ImportOptions{});
+        QVERIFY2(outcome.problem.empty(), outcome.problem.c_str());
+        QCOMPARE(outcome.loaded, imported.ok());
+
+        if (!error.isEmpty()) {
+            QVERIFY2(!imported.ok(), "expected a clean failure, the file loaded");
+            QCOMPARE(QString::fromStdString(imported.error()), QString::fromStdString(path) + ": " + error.replace("%PATH%", QString::fromStdString(path)));
+            QVERIFY(hostile::errorMessageProblem(imported.error(), path).empty());
+            // importMemory (the fuzz path, same bytes, same display name) must give the same message.
+            QVERIFY2(outcome.error == imported.error(),
+                     qPrintable(QStringLiteral("importMemory says \"%1\", importFile says \"%2\"")
+                                    .arg(QString::fromStdString(outcome.error), QString::fromStdString(imported.error()))));
+            return;
+        }
+        QVERIFY2(imported.ok(), imported.ok() ? "" : imported.error().c_str());
+        const rig::Rig& rig = imported.value();
+        QVERIFY2(hostile::rigInvariantProblem(rig).empty(), hostile::rigInvariantProblem(rig).c_str());
+        QCOMPARE(rig.vertexCount(), size_t(8));
+
+        const rig::Audit audit = rig::auditRig(rig);
+        const QString actual = findingsOf(audit);
+        QCOMPARE(actual, findings);
+        if (!promised.isEmpty()) {
+            QEXPECT_FAIL("", qPrintable(missedBecause), Continue);
+            QVERIFY2(actual.split(';').contains(promised), qPrintable("promised finding " + promised + " missing; got: " + actual));
+        }
+
+        const std::string text = restReport(rig);
+        QVERIFY2(hostile::jsonProblem(text).empty(), hostile::jsonProblem(text).c_str());
+        QJsonParseError parseError{};
+        const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(text), &parseError);
+        QVERIFY2(parseError.error == QJsonParseError::NoError, qPrintable(parseError.errorString()));
+        const QJsonObject json = doc.object();
+        QCOMPARE(json["source"].toString(), QString::fromStdString(path));
+        QVERIFY2(undefinedIsNullProblem(json).isEmpty(), qPrintable(undefinedIsNullProblem(json)));
+        for (const QString& fact : report.split(" | ", Qt::SkipEmptyParts)) {
+            const qsizetype eq = fact.indexOf('=');
+            QCOMPARE(jsonAt(json, fact.left(eq).trimmed()), fact.mid(eq + 1).trimmed());
+        }
+    }
+
+    /// The generator's outputs are committed: they must be what make_broken.py writes today.
+    void corpusMatchesGenerator()
+    {
+        const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
+        if (python.isEmpty())
+            QSKIP("python3 not found");
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString script = tmp.filePath(QStringLiteral("make_broken.py"));
+        QVERIFY(QFile::copy(brokenDir() + QStringLiteral("/make_broken.py"), script));
+        QProcess p;
+        p.start(python, {script});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QStringList made = QDir(tmp.path()).entryList({QStringLiteral("*.gltf")}, QDir::Files, QDir::Name);
+        QCOMPARE(made, QDir(brokenDir()).entryList({QStringLiteral("*.gltf")}, QDir::Files, QDir::Name));
+        QCOMPARE(made, brokenFiles());
+        for (const QString& name : made)
+            QVERIFY2(readAll(tmp.filePath(name)) == readAll(brokenDir() + '/' + name), qPrintable(name + " differs from make_broken.py's output"));
+    }
+
+    /// Every input that ever broke the fuzzer, through the fuzzer's own path.
+    void fuzzRegressions_data()
+    {
+        QTest::addColumn<QString>("file");
+        QStringList files = QDir(regressionDir()).entryList(QDir::Files | QDir::Hidden, QDir::Name);
+        files.removeAll(QStringLiteral("README.md"));
+        for (const QString& f : files)
+            QTest::newRow(qPrintable(f)) << regressionDir() + '/' + f;
+        if (files.isEmpty())
+            QTest::newRow("none") << QString();
+    }
+
+    void fuzzRegressions()
+    {
+        QFETCH(QString, file);
+        if (file.isEmpty())
+            QSKIP("no regression inputs yet");
+        const QByteArray bytes = readAll(file);
+        const std::string name = QFileInfo(file).fileName().toStdString();
+        const long rssBefore = peakRssMiB();
+        const hostile::Outcome o = hostile::run(reinterpret_cast<const uint8_t*>(bytes.constData()), size_t(bytes.size()), name);
+        QVERIFY2(o.problem.empty(), o.problem.c_str());
+        QVERIFY2(peakRssMiB() - rssBefore < 512, qPrintable(QStringLiteral("peak RSS grew by %1 MiB").arg(peakRssMiB() - rssBefore)));
+        if (!o.loaded) {
+            QVERIFY2(hostile::errorMessageProblem(o.error, name).empty(), o.error.c_str());
+        } else {
+            QVERIFY(o.vertices > 0);
+            QVERIFY(o.jsonBytes > 0);
+        }
+    }
+
+    /// The checker itself: it must catch what it is there to catch.
+    void jsonCheckerCatchesNonFinite()
+    {
+        QVERIFY(hostile::jsonProblem(R"({"a":[1,-2.5e-3,null,true,false,"x\u00e9\n"],"b":{}})").empty());
+        QVERIFY(hostile::jsonProblem("{\"name\":\"caf\xc3\xa9 nan inf\"}").empty()); // words inside strings are fine
+        for (const char* bad : {R"({"a":nan})", R"({"a":-nan})", R"({"a":NaN})", R"({"a":inf})", R"({"a":-inf})",
+                                R"({"a":Infinity})", R"({"a":1e999})", R"({"a":01})", R"({"a":1.})", R"({"a":[1,]})",
+                                R"({"a":1)", R"({"a" 1})", "{\"a\":\"\x01\"}", "{\"a\":\"\xff\"}", "{\"a\":\"\xc3\"}", ""})
+            QVERIFY2(!hostile::jsonProblem(bad).empty(), bad);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHostile)
+#include "test_hostile.moc"

@@ -1,0 +1,680 @@
+#include "gpu_deformer.h"
+
+#include <QFile>
+#include <QtGui/private/qrhi_p.h>
+#include <QtGui/private/qshader_p.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace viewer {
+
+namespace {
+
+constexpr uint32_t kNone = 0xffffffffu;
+constexpr size_t kMeshStride = 8;      // uints per mesh in the layout buffer
+constexpr size_t kJointFloats = 52;    // 13 vec4 per palette entry (see struct Joint in deform_skin.comp)
+constexpr size_t kParamCount = 16;     // uints in the Params uniform block
+
+// Indices into the Params block (same order as the GLSL declaration).
+enum Param {
+    ParamMethod,
+    ParamMorphNormals,
+    ParamInfluences,
+    ParamVertexCount,
+    ParamTriangleCount,
+    ParamMeshCount,
+    ParamGroupCount,
+    ParamGroupsX,
+    ParamTriangleGroupsX,
+    ParamTriangleGroupCount,
+    ParamAdjGroupBase,
+    ParamAdjNormalOffsetBase,
+    ParamAdjTangentOffsetBase,
+    ParamAdjNormalListBase,
+    ParamAdjTangentListBase,
+    ParamGradEntryBase,
+};
+
+enum MeshFlag : uint32_t { MeshHasTangents = 1, MeshHasUvs = 2, MeshSkinned = 4 };
+
+uint32_t floatBits(float f)
+{
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+float bitsFloat(uint32_t u)
+{
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+QShader loadShader(const char* name)
+{
+    QFile f(QStringLiteral(":/rigscope/shaders/%1.comp.qsb").arg(QLatin1String(name)));
+    if (!f.open(QIODevice::ReadOnly))
+        return QShader();
+    return QShader::fromSerialized(f.readAll());
+}
+
+template <typename T>
+void deleteResource(T*& r)
+{
+    delete r;
+    r = nullptr;
+}
+
+size_t groupsFor(size_t count)
+{
+    return (count + size_t(GpuDeformer::kGroupSize) - 1) / size_t(GpuDeformer::kGroupSize);
+}
+
+} // namespace
+
+GpuDeformer::GpuDeformer(QRhi* rhi) : m_rhi(rhi)
+{
+    m_params.assign(kParamCount, 0u);
+}
+
+GpuDeformer::~GpuDeformer()
+{
+    release();
+}
+
+void GpuDeformer::release()
+{
+    if (m_pending) {
+        m_pending->release();
+        m_pending = nullptr;
+    }
+    for (int p = 0; p < PassCount; ++p) {
+        deleteResource(m_pipeline[p]);
+        deleteResource(m_srb[p]);
+    }
+    QRhiBuffer** buffers[] = {&m_paramsBuffer, &m_layout,    &m_rest,      &m_uvs,        &m_targets,     &m_weights,
+                              &m_deltas,       &m_paletteBuffer, &m_influences, &m_gradients, &m_triangles,
+                              &m_adjacency,    &m_morphed,   &m_faces,     &m_partials,   &m_positions,   &m_normals,
+                              &m_tangents,     &m_refNormals, &m_refTangents, &m_errors,  &m_flags,       &m_bounds,
+                              &m_indices};
+    for (QRhiBuffer** b : buffers)
+        deleteResource(*b);
+    m_ready = false;
+    m_dirty = 0;
+    m_rig = nullptr;
+    m_runtime = nullptr;
+    m_meshes.clear();
+    m_paletteSources.clear();
+    m_vertexCount = m_triangleCount = m_groupCount = m_morphTargetCount = m_staticBytes = 0;
+}
+
+QRhiResourceUpdateBatch* GpuDeformer::pendingBatch()
+{
+    if (!m_pending)
+        m_pending = m_rhi->nextResourceUpdateBatch();
+    return m_pending;
+}
+
+bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, std::string* error)
+{
+    release();
+    auto fail = [&](const std::string& message) {
+        release();
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (!m_rhi)
+        return fail("no QRhi");
+    if (!m_rhi->isFeatureSupported(QRhi::Compute))
+        return fail(std::string("the ") + m_rhi->backendName() + " backend has no compute shaders (needs Vulkan or OpenGL 4.3+ / ES 3.1)");
+    if (runtime.meshes.size() != rig.meshes.size())
+        return fail("the runtime data was built for another rig");
+    const int k = runtime.influencesPerVertex;
+    if (k != 4 && k != 8)
+        return fail("influences per vertex must be 4 or 8");
+    const size_t meshCount = rig.meshes.size();
+    const size_t blocks = size_t(k) / 4;
+
+    // --- Layout: ranges, palette, validation --------------------------------------------------------------------
+    m_meshes.resize(meshCount);
+    std::vector<int> skinBase(rig.skins.size(), -1);
+    size_t vertices = 0, triangles = 0, groups = 0, targets = 0, gradientEntries = 0;
+    for (size_t m = 0; m < meshCount; ++m) {
+        const rig::Mesh& mesh = rig.meshes[m];
+        const rig::MeshRuntime& mr = runtime.meshes[m];
+        GpuMeshRange& r = m_meshes[m];
+        const size_t n = mesh.vertexCount();
+        const std::string where = "mesh " + std::to_string(m) + " ('" + mesh.name + "'): ";
+        if (mesh.normals.size() != n)
+            return fail(where + "normal count differs from the vertex count");
+        if (!mesh.tangents.empty() && mesh.tangents.size() != n)
+            return fail(where + "tangent count differs from the vertex count");
+        if (!mesh.uvs.empty() && mesh.uvs.size() != n)
+            return fail(where + "UV count differs from the vertex count");
+        if (mr.stream.joints.size() != n * size_t(k) || mr.stream.weights.size() != n * size_t(k))
+            return fail(where + "influence stream size mismatch");
+        if (mr.gradients.offsets.size() != n + 1 || mr.gradients.joints.size() != mr.gradients.gradients.size() ||
+            mr.gradients.offsets.back() > mr.gradients.joints.size())
+            return fail(where + "weight gradient size mismatch");
+        if (mr.smoothingGroups.size() != n)
+            return fail(where + "smoothing group size mismatch");
+        for (uint32_t idx : mesh.indices)
+            if (idx >= n)
+                return fail(where + "triangle index out of range");
+        for (const rig::MorphTarget& t : mesh.morphTargets) {
+            if (t.positionDeltas.size() != n || (!t.normalDeltas.empty() && t.normalDeltas.size() != n) ||
+                (!t.tangentDeltas.empty() && t.tangentDeltas.size() != n))
+                return fail(where + "morph target '" + t.name + "' has a wrong delta count");
+        }
+
+        r.vertexBegin = uint32_t(vertices);
+        r.vertexCount = uint32_t(n);
+        r.triangleBegin = uint32_t(triangles);
+        r.triangleCount = uint32_t(mesh.triangleCount());
+        r.groupBegin = uint32_t(groups);
+        r.groupCount = uint32_t(groupsFor(n));
+        r.morphBegin = uint32_t(targets);
+        r.morphCount = uint32_t(mesh.morphTargets.size());
+        r.hasTangents = mesh.hasTangents();
+        r.hasUvs = !mesh.uvs.empty();
+        r.skinned = mesh.isSkinned();
+        if (mesh.isSkinned()) {
+            if (size_t(mesh.skin) >= rig.skins.size())
+                return fail(where + "skin index out of range");
+            const rig::Skin& skin = rig.skins[size_t(mesh.skin)];
+            int& base = skinBase[size_t(mesh.skin)];
+            if (base < 0) {
+                base = int(m_paletteSources.size());
+                for (size_t j = 0; j <= skin.joints.size(); ++j) // the last one is the identity entry
+                    m_paletteSources.push_back({mesh.skin, int(j), -1});
+            }
+            r.paletteBegin = uint32_t(base);
+            r.paletteCount = uint32_t(skin.joints.size() + 1);
+        } else {
+            r.paletteBegin = uint32_t(m_paletteSources.size());
+            r.paletteCount = 1;
+            m_paletteSources.push_back({-1, -1, mesh.node});
+        }
+        for (uint16_t j : mr.stream.joints)
+            if (j >= r.paletteCount)
+                return fail(where + "influence joint index outside the palette");
+        for (uint16_t j : mr.gradients.joints)
+            if (j >= r.paletteCount)
+                return fail(where + "weight gradient joint index outside the palette");
+
+        vertices += n;
+        triangles += r.triangleCount;
+        groups += r.groupCount;
+        targets += r.morphCount;
+        gradientEntries += mr.gradients.joints.size();
+    }
+    // Every size must fit the 32-bit offsets of the shaders and QRhi's int buffer sizes.
+    const size_t limit = size_t(std::numeric_limits<int>::max()) / 64;
+    if (vertices > limit || triangles > limit || gradientEntries > limit)
+        return fail("the rig is too large for the GPU path (" + std::to_string(vertices) + " vertices)");
+    m_vertexCount = vertices;
+    m_triangleCount = triangles;
+    m_groupCount = groups;
+    m_morphTargetCount = targets;
+    const size_t N = vertices, T = triangles, G = groups, P = m_paletteSources.size();
+
+    const int maxGroups = std::max(1, m_rhi->resourceLimit(QRhi::MaxThreadGroupsPerDimension));
+    m_groupsX = int(std::min<size_t>(std::max<size_t>(G, 1), size_t(maxGroups)));
+    m_groupsY = int((std::max<size_t>(G, 1) + size_t(m_groupsX) - 1) / size_t(m_groupsX));
+    const size_t triangleGroups = groupsFor(T);
+    m_triangleGroupsX = int(std::min<size_t>(std::max<size_t>(triangleGroups, 1), size_t(maxGroups)));
+    m_triangleGroupsY = int((std::max<size_t>(triangleGroups, 1) + size_t(m_triangleGroupsX) - 1) / size_t(m_triangleGroupsX));
+    if (m_groupsY > maxGroups || m_triangleGroupsY > maxGroups || meshCount > size_t(maxGroups))
+        return fail("the rig is too large for one dispatch");
+
+    // --- Static arrays ------------------------------------------------------------------------------------------
+    std::vector<uint32_t> layout(meshCount * kMeshStride + G);
+    std::vector<float> rest(12 * N, 0.0f);
+    std::vector<float> uvs(2 * std::max<size_t>(N, 1), 0.0f);
+    std::vector<uint32_t> targetInfo(4 * std::max<size_t>(targets, 1), kNone);
+    std::vector<float> deltas;
+    std::vector<uint32_t> influences(2 * blocks * 4 * N);
+    std::vector<uint32_t> gradients(N + 1 + 4 * gradientEntries);
+    std::vector<uint32_t> tris(4 * T);
+    std::vector<uint32_t> indices(3 * T);
+
+    size_t deltaCount = 0;
+    for (const rig::Mesh& mesh : rig.meshes)
+        for (const rig::MorphTarget& t : mesh.morphTargets)
+            deltaCount += mesh.vertexCount() * (1 + (t.normalDeltas.empty() ? 0 : 1) +
+                                                (t.tangentDeltas.empty() || !mesh.hasTangents() ? 0 : 1));
+    if (deltaCount > limit)
+        return fail("too many morph target deltas for the GPU path");
+    deltas.reserve(4 * std::max<size_t>(deltaCount, 1));
+
+    size_t gradientEntry = 0;
+    for (size_t m = 0; m < meshCount; ++m) {
+        const rig::Mesh& mesh = rig.meshes[m];
+        const rig::MeshRuntime& mr = runtime.meshes[m];
+        const GpuMeshRange& r = m_meshes[m];
+        const size_t n = r.vertexCount, vb = r.vertexBegin;
+        uint32_t* info = &layout[m * kMeshStride];
+        info[0] = r.vertexBegin;
+        info[1] = r.vertexCount;
+        info[2] = r.groupBegin;
+        info[3] = r.groupCount;
+        info[4] = r.morphBegin;
+        info[5] = r.morphCount;
+        info[6] = (r.hasTangents ? MeshHasTangents : 0u) | (r.hasUvs ? MeshHasUvs : 0u) | (r.skinned ? MeshSkinned : 0u);
+        info[7] = r.paletteBegin;
+        for (uint32_t g = 0; g < r.groupCount; ++g)
+            layout[meshCount * kMeshStride + r.groupBegin + g] = uint32_t(m);
+
+        for (size_t v = 0; v < n; ++v) {
+            float* p = &rest[4 * (vb + v)];
+            p[0] = mesh.positions[v].x, p[1] = mesh.positions[v].y, p[2] = mesh.positions[v].z, p[3] = 1.0f;
+            float* nr = &rest[4 * (N + vb + v)];
+            nr[0] = mesh.normals[v].x, nr[1] = mesh.normals[v].y, nr[2] = mesh.normals[v].z, nr[3] = 0.0f;
+            if (r.hasTangents) {
+                float* t = &rest[4 * (2 * N + vb + v)];
+                t[0] = mesh.tangents[v].x, t[1] = mesh.tangents[v].y, t[2] = mesh.tangents[v].z, t[3] = mesh.tangents[v].w;
+            }
+            if (r.hasUvs) {
+                uvs[2 * (vb + v)] = mesh.uvs[v].x;
+                uvs[2 * (vb + v) + 1] = mesh.uvs[v].y;
+            }
+            // Influences: K/4 blocks of (4 palette indices, 4 weight bits).
+            for (size_t b = 0; b < blocks; ++b) {
+                uint32_t* blk = &influences[((vb + v) * blocks + b) * 8];
+                for (size_t c = 0; c < 4; ++c) {
+                    const size_t s = v * size_t(k) + 4 * b + c;
+                    blk[c] = r.paletteBegin + mr.stream.joints[s];
+                    blk[4 + c] = floatBits(mr.stream.weights[s]);
+                }
+            }
+        }
+
+        // Morph targets.
+        for (size_t t = 0; t < mesh.morphTargets.size(); ++t) {
+            const rig::MorphTarget& target = mesh.morphTargets[t];
+            uint32_t* ti = &targetInfo[4 * (r.morphBegin + t)];
+            auto append = [&](const std::vector<glm::vec3>& d) {
+                const uint32_t first = uint32_t(deltas.size() / 4);
+                for (const glm::vec3& x : d)
+                    deltas.insert(deltas.end(), {x.x, x.y, x.z, 0.0f});
+                return first;
+            };
+            ti[0] = append(target.positionDeltas);
+            ti[1] = target.normalDeltas.empty() ? kNone : append(target.normalDeltas);
+            ti[2] = target.tangentDeltas.empty() || !r.hasTangents ? kNone : append(target.tangentDeltas);
+            ti[3] = 0;
+        }
+
+        // Jacobian weight gradients: global CSR.
+        for (size_t v = 0; v < n; ++v)
+            gradients[vb + v] = uint32_t(gradientEntry + mr.gradients.offsets[v]);
+        for (size_t e = 0; e < mr.gradients.joints.size(); ++e) {
+            uint32_t* g = &gradients[N + 1 + 4 * (gradientEntry + e)];
+            g[0] = floatBits(mr.gradients.gradients[e].x);
+            g[1] = floatBits(mr.gradients.gradients[e].y);
+            g[2] = floatBits(mr.gradients.gradients[e].z);
+            g[3] = r.paletteBegin + mr.gradients.joints[e];
+        }
+        gradientEntry += mr.gradients.joints.size();
+
+        // Triangles (global corner indices, mesh) and the draw index list.
+        for (size_t t = 0; t < r.triangleCount; ++t) {
+            const size_t gt = r.triangleBegin + t;
+            for (int c = 0; c < 3; ++c) {
+                tris[4 * gt + size_t(c)] = uint32_t(vb) + mesh.indices[3 * t + size_t(c)];
+                indices[3 * gt + size_t(c)] = uint32_t(vb) + mesh.indices[3 * t + size_t(c)];
+            }
+            tris[4 * gt + 3] = uint32_t(m);
+        }
+    }
+    gradients[N] = uint32_t(gradientEntry);
+    if (deltas.empty())
+        deltas.assign(4, 0.0f);
+
+    // Adjacency for the reference gather: group representatives, the group triangle lists (normals) and every
+    // vertex's own triangle list (tangents), both CSR, triangles in increasing order with multiplicity — the order in
+    // which the CPU's scatter (rig::rebuildFrames) adds them.
+    std::vector<uint32_t> groupOf(N);
+    for (size_t m = 0; m < meshCount; ++m)
+        for (size_t v = 0; v < m_meshes[m].vertexCount; ++v)
+            groupOf[m_meshes[m].vertexBegin + v] = m_meshes[m].vertexBegin + runtime.meshes[m].smoothingGroups[v];
+    std::vector<uint32_t> normalOffsets(N + 1, 0), tangentOffsets(N + 1, 0);
+    for (size_t t = 0; t < T; ++t)
+        for (int c = 0; c < 3; ++c) {
+            const uint32_t v = tris[4 * t + size_t(c)];
+            ++normalOffsets[groupOf[v] + 1];
+            ++tangentOffsets[v + 1];
+        }
+    for (size_t v = 0; v < N; ++v) {
+        normalOffsets[v + 1] += normalOffsets[v];
+        tangentOffsets[v + 1] += tangentOffsets[v];
+    }
+    const size_t adjGroupBase = 0, adjNormalOffsetBase = N, adjTangentOffsetBase = 2 * N + 1;
+    const size_t adjNormalListBase = 3 * N + 2, adjTangentListBase = adjNormalListBase + 3 * T;
+    std::vector<uint32_t> adjacency(adjTangentListBase + 3 * T + 1, 0);
+    std::copy(groupOf.begin(), groupOf.end(), adjacency.begin() + ptrdiff_t(adjGroupBase));
+    std::copy(normalOffsets.begin(), normalOffsets.end(), adjacency.begin() + ptrdiff_t(adjNormalOffsetBase));
+    std::copy(tangentOffsets.begin(), tangentOffsets.end(), adjacency.begin() + ptrdiff_t(adjTangentOffsetBase));
+    {
+        std::vector<uint32_t> nFill(normalOffsets.begin(), normalOffsets.end() - 1);
+        std::vector<uint32_t> tFill(tangentOffsets.begin(), tangentOffsets.end() - 1);
+        for (size_t t = 0; t < T; ++t)
+            for (int c = 0; c < 3; ++c) {
+                const uint32_t v = tris[4 * t + size_t(c)];
+                adjacency[adjNormalListBase + nFill[groupOf[v]]++] = uint32_t(t);
+                adjacency[adjTangentListBase + tFill[v]++] = uint32_t(t);
+            }
+    }
+
+    // --- GPU buffers --------------------------------------------------------------------------------------------
+    const QRhiBuffer::UsageFlags storage = QRhiBuffer::StorageBuffer;
+    const QRhiBuffer::UsageFlags output = QRhiBuffer::StorageBuffer | QRhiBuffer::VertexBuffer;
+    bool ok = true;
+    auto make = [&](QRhiBuffer*& b, QRhiBuffer::UsageFlags usage, size_t bytes, QRhiBuffer::Type type = QRhiBuffer::Static) {
+        b = m_rhi->newBuffer(type, usage, int(std::max<size_t>(bytes, 16)));
+        if (!b->create()) {
+            ok = false;
+            deleteResource(b);
+        }
+    };
+    make(m_paramsBuffer, QRhiBuffer::UniformBuffer, kParamCount * 4, QRhiBuffer::Dynamic);
+    make(m_layout, storage, layout.size() * 4);
+    make(m_rest, storage, rest.size() * 4);
+    make(m_uvs, storage, uvs.size() * 4);
+    make(m_targets, storage, targetInfo.size() * 4);
+    make(m_weights, storage, std::max<size_t>(targets, 1) * 4);
+    make(m_deltas, storage, deltas.size() * 4);
+    make(m_paletteBuffer, storage, P * kJointFloats * 4);
+    make(m_influences, storage, influences.size() * 4);
+    make(m_gradients, storage, gradients.size() * 4);
+    make(m_triangles, storage, tris.size() * 4);
+    make(m_adjacency, storage, adjacency.size() * 4);
+    make(m_morphed, storage, 3 * N * 16);
+    make(m_faces, storage, 3 * T * 16);
+    make(m_partials, storage, 2 * G * 16);
+    make(m_positions, output, N * 16);
+    make(m_normals, output, N * 16);
+    make(m_tangents, output, N * 16);
+    make(m_refNormals, output, N * 16);
+    make(m_refTangents, output, N * 16);
+    make(m_errors, output, N * 8);
+    make(m_flags, output, N * 4);
+    make(m_bounds, output, meshCount * 32);
+    make(m_indices, QRhiBuffer::IndexBuffer, indices.size() * 4);
+    if (!ok)
+        return fail("creating the GPU buffers failed (" + std::to_string(N) + " vertices)");
+
+    QRhiResourceUpdateBatch* u = pendingBatch();
+    auto upload = [&](QRhiBuffer* b, const auto& data) {
+        const size_t bytes = data.size() * sizeof(data[0]);
+        if (bytes > 0)
+            u->uploadStaticBuffer(b, 0, int(bytes), data.data());
+        m_staticBytes += bytes;
+    };
+    upload(m_layout, layout);
+    upload(m_rest, rest);
+    upload(m_uvs, uvs);
+    upload(m_targets, targetInfo);
+    upload(m_deltas, deltas);
+    upload(m_influences, influences);
+    upload(m_gradients, gradients);
+    upload(m_triangles, tris);
+    upload(m_adjacency, adjacency);
+    upload(m_indices, indices);
+
+    m_params.assign(kParamCount, 0u);
+    m_params[ParamInfluences] = uint32_t(k);
+    m_params[ParamVertexCount] = uint32_t(N);
+    m_params[ParamTriangleCount] = uint32_t(T);
+    m_params[ParamMeshCount] = uint32_t(meshCount);
+    m_params[ParamGroupCount] = uint32_t(G);
+    m_params[ParamGroupsX] = uint32_t(m_groupsX);
+    m_params[ParamTriangleGroupsX] = uint32_t(m_triangleGroupsX);
+    m_params[ParamTriangleGroupCount] = uint32_t(triangleGroups);
+    m_params[ParamAdjGroupBase] = uint32_t(adjGroupBase);
+    m_params[ParamAdjNormalOffsetBase] = uint32_t(adjNormalOffsetBase);
+    m_params[ParamAdjTangentOffsetBase] = uint32_t(adjTangentOffsetBase);
+    m_params[ParamAdjNormalListBase] = uint32_t(adjNormalListBase);
+    m_params[ParamAdjTangentListBase] = uint32_t(adjTangentListBase);
+    m_params[ParamGradEntryBase] = uint32_t(N + 1);
+
+    if (!buildPipelines(error)) {
+        const std::string message = error ? *error : std::string();
+        return fail(message.empty() ? std::string("creating the compute pipelines failed") : message);
+    }
+
+    // Per-pose CPU arrays, sized once.
+    m_rig = &rig;
+    m_runtime = &runtime;
+    m_matrices.assign(P, glm::mat4(1.0f));
+    m_frames.assign(P, rig::JointFrame{});
+    m_jointStaging.assign(std::max<size_t>(P, 1) * kJointFloats, 0.0f);
+    m_morphWeights.assign(std::max<size_t>(targets, 1), 0.0f);
+    m_ready = true;
+
+    // The rest pose: the rig's default morph weights, no clip, no edits.
+    rig::ResolvedPose restPose;
+    restPose.morphWeights.resize(meshCount);
+    for (size_t m = 0; m < meshCount; ++m) {
+        restPose.morphWeights[m] = rig.meshes[m].defaultMorphWeights;
+        restPose.morphWeights[m].resize(rig.meshes[m].morphTargets.size(), 0.0f);
+    }
+    setPose(restPose);
+    pendingBatch()->uploadStaticBuffer(m_weights, 0, int(m_morphWeights.size() * 4), m_morphWeights.data());
+    m_params[ParamMethod] = uint32_t(m_method);
+    m_params[ParamMorphNormals] = m_morphNormals ? 1u : 0u;
+    m_dirty = DirtyAll;
+    return true;
+}
+
+bool GpuDeformer::buildPipelines(std::string* error)
+{
+    using B = QRhiShaderResourceBinding;
+    const auto cs = B::ComputeStage;
+    const B params = B::uniformBuffer(0, cs, m_paramsBuffer);
+    const B layout = B::bufferLoad(1, cs, m_layout);
+    struct Spec {
+        const char* shader;
+        std::initializer_list<B> bindings;
+    };
+    const Spec specs[PassCount] = {
+        {"deform_morph",
+         {params, layout, B::bufferLoad(2, cs, m_rest), B::bufferLoad(3, cs, m_targets), B::bufferLoad(4, cs, m_weights),
+          B::bufferLoad(5, cs, m_deltas), B::bufferStore(6, cs, m_morphed)}},
+        {"deform_skin",
+         {params, layout, B::bufferLoad(2, cs, m_paletteBuffer), B::bufferLoad(3, cs, m_influences),
+          B::bufferLoad(4, cs, m_gradients), B::bufferLoad(5, cs, m_morphed), B::bufferStore(6, cs, m_positions),
+          B::bufferStore(7, cs, m_normals), B::bufferStore(8, cs, m_tangents), B::bufferStore(9, cs, m_flags)}},
+        {"deform_faces",
+         {params, layout, B::bufferLoad(2, cs, m_triangles), B::bufferLoad(3, cs, m_positions),
+          B::bufferLoad(4, cs, m_uvs), B::bufferStore(5, cs, m_faces)}},
+        {"deform_reference",
+         {params, layout, B::bufferLoad(2, cs, m_faces), B::bufferLoad(3, cs, m_adjacency),
+          B::bufferStore(4, cs, m_refNormals), B::bufferStore(5, cs, m_refTangents)}},
+        {"deform_bounds_partial",
+         {params, layout, B::bufferLoad(2, cs, m_positions), B::bufferStore(3, cs, m_partials)}},
+        {"deform_bounds_reduce",
+         {params, layout, B::bufferLoad(2, cs, m_partials), B::bufferStore(3, cs, m_bounds)}},
+        {"deform_errors",
+         {params, layout, B::bufferLoadStore(2, cs, m_normals), B::bufferLoadStore(3, cs, m_tangents),
+          B::bufferLoad(4, cs, m_refNormals), B::bufferLoad(5, cs, m_refTangents), B::bufferStore(6, cs, m_errors)}},
+    };
+    for (int p = 0; p < PassCount; ++p) {
+        const QShader shader = loadShader(specs[p].shader);
+        if (!shader.isValid()) {
+            if (error)
+                *error = std::string("compute shader ") + specs[p].shader + " is missing from the resources";
+            return false;
+        }
+        m_srb[p] = m_rhi->newShaderResourceBindings();
+        m_srb[p]->setBindings(specs[p].bindings.begin(), specs[p].bindings.end());
+        if (!m_srb[p]->create()) {
+            if (error)
+                *error = std::string("creating the shader resource bindings of ") + specs[p].shader + " failed";
+            return false;
+        }
+        m_pipeline[p] = m_rhi->newComputePipeline();
+        m_pipeline[p]->setShaderStage({QRhiShaderStage::Compute, shader});
+        m_pipeline[p]->setShaderResourceBindings(m_srb[p]);
+        if (!m_pipeline[p]->create()) {
+            if (error)
+                *error = std::string("creating the compute pipeline ") + specs[p].shader + " failed";
+            return false;
+        }
+    }
+    return true;
+}
+
+void GpuDeformer::uploadPalette()
+{
+    const size_t P = m_frames.size();
+    for (size_t i = 0; i < P; ++i) {
+        const rig::JointFrame& f = m_frames[i];
+        float* d = &m_jointStaging[i * kJointFloats];
+        for (int c = 0; c < 4; ++c)
+            for (int r = 0; r < 4; ++r)
+                d[4 * c + r] = f.matrix[c][r];
+        for (int c = 0; c < 3; ++c) {
+            for (int r = 0; r < 3; ++r) {
+                d[16 + 4 * c + r] = f.inverseTranspose[c][r];
+                d[28 + 4 * c + r] = f.stretch[c][r];
+            }
+            d[16 + 4 * c + 3] = 0.0f;
+            d[28 + 4 * c + 3] = 0.0f;
+        }
+        d[40] = f.dq.real.x, d[41] = f.dq.real.y, d[42] = f.dq.real.z, d[43] = f.dq.real.w;
+        d[44] = f.dq.dual.x, d[45] = f.dq.dual.y, d[46] = f.dq.dual.z, d[47] = f.dq.dual.w;
+        d[48] = bitsFloat(f.mirrored ? 1u : 0u);
+        d[49] = bitsFloat(f.singular ? 1u : 0u);
+        d[50] = bitsFloat(0u);
+        d[51] = bitsFloat(0u);
+    }
+    if (P > 0)
+        pendingBatch()->uploadStaticBuffer(m_paletteBuffer, 0, int(P * kJointFloats * 4), m_jointStaging.data());
+}
+
+void GpuDeformer::setPose(const rig::ResolvedPose& pose)
+{
+    if (!m_ready)
+        return;
+    const rig::Rig& rig = *m_rig;
+    rig::evaluateWorld(rig, pose, m_world);
+    rig::evaluatePalettes(rig, m_world, m_skinPalettes);
+    for (size_t i = 0; i < m_paletteSources.size(); ++i) {
+        const PaletteSource& s = m_paletteSources[i];
+        glm::mat4 m(1.0f);
+        if (s.skin >= 0) {
+            const std::vector<glm::mat4>& pal = m_skinPalettes[size_t(s.skin)];
+            if (size_t(s.joint) < pal.size())
+                m = pal[size_t(s.joint)]; // else: the identity entry
+        } else if (s.node >= 0 && size_t(s.node) < m_world.size()) {
+            m = m_world[size_t(s.node)];
+        }
+        m_matrices[i] = m;
+    }
+    rig::buildJointFrames(m_matrices, m_frames);
+    uploadPalette();
+
+    bool morphChanged = false;
+    for (size_t m = 0; m < m_meshes.size(); ++m) {
+        const GpuMeshRange& r = m_meshes[m];
+        const std::vector<float>* w = m < pose.morphWeights.size() ? &pose.morphWeights[m] : nullptr;
+        for (size_t t = 0; t < r.morphCount; ++t) {
+            const float x = w && t < w->size() ? (*w)[t] : 0.0f;
+            float& slot = m_morphWeights[r.morphBegin + t];
+            if (std::memcmp(&slot, &x, 4) != 0) {
+                slot = x;
+                morphChanged = true;
+            }
+        }
+    }
+    if (morphChanged) {
+        pendingBatch()->uploadStaticBuffer(m_weights, 0, int(m_morphWeights.size() * 4), m_morphWeights.data());
+        m_dirty |= DirtyMorph;
+    }
+    m_dirty |= DirtySkin | DirtyPositions | DirtyErrors;
+}
+
+void GpuDeformer::setMethod(rig::Method method)
+{
+    if (method == m_method)
+        return;
+    const bool positionsChange = (method == rig::Method::DualQuaternion) != (m_method == rig::Method::DualQuaternion);
+    m_method = method;
+    m_params[ParamMethod] = uint32_t(method);
+    m_dirty |= DirtyParams | DirtySkin | DirtyErrors | (positionsChange ? DirtyPositions : 0u);
+}
+
+void GpuDeformer::setSettings(const rig::DeformSettings& settings)
+{
+    if (settings.morphNormals == m_morphNormals)
+        return;
+    m_morphNormals = settings.morphNormals;
+    m_params[ParamMorphNormals] = m_morphNormals ? 1u : 0u;
+    // Positions do not depend on the normal/tangent deltas: the reference stays.
+    m_dirty |= DirtyParams | DirtyMorph | DirtySkin | DirtyErrors;
+}
+
+QRhiResourceUpdateBatch* GpuDeformer::takeUploads()
+{
+    QRhiResourceUpdateBatch* u = m_pending;
+    m_pending = nullptr;
+    if (m_dirty & DirtyParams) {
+        if (!u)
+            u = m_rhi->nextResourceUpdateBatch();
+        u->updateDynamicBuffer(m_paramsBuffer, 0, int(kParamCount * 4), m_params.data());
+        m_dirty &= ~unsigned(DirtyParams);
+    }
+    return u;
+}
+
+void GpuDeformer::recordUploads(QRhiCommandBuffer* cb)
+{
+    if (!m_ready)
+        return;
+    if (QRhiResourceUpdateBatch* u = takeUploads())
+        cb->resourceUpdate(u);
+}
+
+void GpuDeformer::record(QRhiCommandBuffer* cb)
+{
+    if (!m_ready || (m_dirty == 0 && !m_pending))
+        return;
+    QRhiResourceUpdateBatch* u = takeUploads();
+    // One compute pass per stage: QRhi orders the storage-buffer accesses of consecutive passes with barriers.
+    auto pass = [&](Pass p, int x, int y) {
+        if (x <= 0 || y <= 0)
+            return;
+        cb->beginComputePass(u);
+        u = nullptr;
+        cb->setComputePipeline(m_pipeline[p]);
+        cb->setShaderResources(m_srb[p]);
+        cb->dispatch(x, y, 1);
+        cb->endComputePass();
+    };
+    const bool anyVertices = m_groupCount > 0;
+    if (anyVertices && (m_dirty & DirtyMorph))
+        pass(PassMorph, m_groupsX, m_groupsY);
+    if (anyVertices && (m_dirty & DirtySkin))
+        pass(PassSkin, m_groupsX, m_groupsY);
+    if (m_dirty & DirtyPositions) {
+        if (m_triangleCount > 0)
+            pass(PassFaces, m_triangleGroupsX, m_triangleGroupsY);
+        if (anyVertices) {
+            pass(PassReference, m_groupsX, m_groupsY);
+            pass(PassBoundsPartial, m_groupsX, m_groupsY);
+        }
+        pass(PassBoundsReduce, int(m_meshes.size()), 1);
+    }
+    if (anyVertices && (m_dirty & DirtyErrors))
+        pass(PassErrors, m_groupsX, m_groupsY);
+    if (u)
+        cb->resourceUpdate(u);
+    m_dirty = 0;
+}
+
+} // namespace viewer

@@ -1,0 +1,202 @@
+// The GPU deformation pipeline: every skinning method, the rebuilt reference and its angular error, and per-mesh
+// bounding boxes, as compute passes over a given QRhi (Vulkan or OpenGL 4.3+). It mirrors rig::evaluate (deform.h)
+// formula for formula; the parity tests (tests/test_gpu_parity.cpp) hold it to the CPU results.
+//
+// All meshes of a rig are concatenated into one global vertex array and one global triangle list, in file order
+// (vertex v of mesh m is global vertex meshes()[m].vertexBegin + v). Joint indices become global palette indices: a
+// skinned mesh's palette is its skin's joints followed by the identity entry (unbound vertices; meshes that share a
+// skin share its palette range), an unskinned mesh's palette is its node's world matrix — exactly rig::evaluate's.
+//
+// Use: setRig() once per rig (uploads the static data), then any of setPose() / setMethod() / setSettings(), then
+// record(cb) inside a frame (outside any render or compute pass). record() runs only the passes that a change made
+// necessary: morph → skin → faces → reference → bounds → errors, or a suffix of that chain (a method switch between
+// two non-dual-quaternion methods only re-skins and re-measures: the positions, and so the reference, are the same).
+//
+// Output buffers (std430; QRhiBuffer::StorageBuffer | VertexBuffer, so a viewport can read them in a vertex shader
+// by gl_VertexIndex, or bind them as per-vertex input). N = vertexCount(), M = meshes().size().
+//   positionsBuffer()          vec4 × N  final positions of the selected method, w = 1
+//   normalsBuffer()            vec4 × N  the method's unit normals, w = 0; (0,0,0,0) = undefined
+//   tangentsBuffer()           vec4 × N  the method's unit tangents, w = handedness (±1); all zero when undefined or
+//                                        when the mesh has no tangents
+//   referenceNormalsBuffer()   vec4 × N  the rebuilt reference normals of these positions, w = 0; zero = undefined
+//   referenceTangentsBuffer()  vec4 × N  the rebuilt reference tangents, w = handedness; zero = undefined / none
+//   errorsBuffer()             vec2 × N  (normal error, tangent error) in degrees; -1 = undefined (never NaN)
+//   flagsBuffer()              uint × N  rig::SkinFlag bits of the method
+//   boundsBuffer()             vec4 × 2M per mesh (min.xyz, 1 if it has vertices), (max.xyz, 0); an empty mesh has
+//                                        min = +3.4e38 > max = -3.4e38
+//   indexBuffer()              uint32 × 3T global triangle list (IndexBuffer usage), for drawing
+// For Method::Rebuilt the normals/tangents buffers hold the reference and the errors are 0 (or -1 where undefined).
+// Positions are those of the selected method: the linear blend for every method but dual-quaternion.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "rig/deform.h"
+#include "rig/joint_frames.h"
+#include "rig/model.h"
+#include "rig/pose.h"
+#include "rig/skinning.h"
+
+class QRhi;
+class QRhiBuffer;
+class QRhiCommandBuffer;
+class QRhiComputePipeline;
+class QRhiResourceUpdateBatch;
+class QRhiShaderResourceBindings;
+
+namespace viewer {
+
+/// Where one mesh lives in the global arrays.
+struct GpuMeshRange {
+    uint32_t vertexBegin = 0, vertexCount = 0;
+    uint32_t triangleBegin = 0, triangleCount = 0; ///< in triangles: indices [3 * begin, 3 * (begin + count))
+    uint32_t groupBegin = 0, groupCount = 0;       ///< padded 128-vertex workgroups of the vertex passes
+    uint32_t morphBegin = 0, morphCount = 0;       ///< global morph target range
+    uint32_t paletteBegin = 0, paletteCount = 0;   ///< global palette range
+    bool hasTangents = false;
+    bool hasUvs = false;
+    bool skinned = false;
+};
+
+class GpuDeformer {
+public:
+    static constexpr int kGroupSize = 128; ///< local_size_x of every compute shader in shaders/deform_*.comp
+
+    /// `rhi` must support QRhi::Compute and outlive the deformer.
+    explicit GpuDeformer(QRhi* rhi);
+    ~GpuDeformer();
+    GpuDeformer(const GpuDeformer&) = delete;
+    GpuDeformer& operator=(const GpuDeformer&) = delete;
+
+    /// Builds and queues the upload of the static data of `rig` with its runtime data (rig::buildRuntime: K, influence
+    /// streams, jacobian weight gradients, smoothing groups). Both are referenced, not copied: they must stay alive and
+    /// unchanged until the next setRig() or the deformer's destruction. Resets the pose to the rest pose (the
+    /// rig's default morph weights). Returns false with a message when the data is inconsistent or a GPU resource
+    /// cannot be created; the deformer is then empty (record() does nothing).
+    bool setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, std::string* error = nullptr);
+    /// Palettes (rig::evaluateWorld/evaluatePalettes + rig::buildJointFrames, on the CPU) and morph weights.
+    void setPose(const rig::ResolvedPose& pose);
+    void setMethod(rig::Method method);
+    /// Only morphNormals is used (threads is a CPU setting).
+    void setSettings(const rig::DeformSettings& settings);
+
+    /// True when record() has something to do.
+    bool isDirty() const { return m_ready && (m_dirty != 0 || m_pending != nullptr); }
+    /// Records the uploads and the compute passes that the changes since the last record() need.
+    /// Call inside a frame (beginFrame / beginOffscreenFrame), outside any pass.
+    void record(QRhiCommandBuffer* cb);
+    /// Records only the pending uploads (static data, palette, morph weights, parameters), so that a following
+    /// record() contains the compute passes alone (benchmarks time that part).
+    void recordUploads(QRhiCommandBuffer* cb);
+
+    bool isReady() const { return m_ready; }
+    QRhi* rhi() const { return m_rhi; }
+    const rig::Rig* rig() const { return m_rig; }
+    const rig::RigRuntime* runtime() const { return m_runtime; }
+    rig::Method method() const { return m_method; }
+    bool morphNormals() const { return m_morphNormals; }
+
+    size_t vertexCount() const { return m_vertexCount; }
+    size_t triangleCount() const { return m_triangleCount; }
+    const std::vector<GpuMeshRange>& meshes() const { return m_meshes; }
+
+    // The CPU side of the current pose.
+    const std::vector<glm::mat4>& world() const { return m_world; }          ///< per node
+    const std::vector<rig::JointFrame>& palette() const { return m_frames; } ///< global palette
+
+    QRhiBuffer* positionsBuffer() const { return m_positions; }
+    QRhiBuffer* normalsBuffer() const { return m_normals; }
+    QRhiBuffer* tangentsBuffer() const { return m_tangents; }
+    QRhiBuffer* referenceNormalsBuffer() const { return m_refNormals; }
+    QRhiBuffer* referenceTangentsBuffer() const { return m_refTangents; }
+    QRhiBuffer* errorsBuffer() const { return m_errors; }
+    QRhiBuffer* flagsBuffer() const { return m_flags; }
+    QRhiBuffer* boundsBuffer() const { return m_bounds; }
+    QRhiBuffer* indexBuffer() const { return m_indices; }
+    /// The morphed bind-space attributes: [0, N) positions (w = 1), [N, 2N) normals, [2N, 3N) tangents; vec4 each.
+    QRhiBuffer* morphedBuffer() const { return m_morphed; }
+
+    /// GPU-side sizes of the static data (for logs and benchmarks).
+    size_t staticBytes() const { return m_staticBytes; }
+
+private:
+    enum Dirty : unsigned {
+        DirtyParams = 1,
+        DirtyMorph = 2,
+        DirtySkin = 4,
+        DirtyPositions = 8, ///< faces, reference, bounds
+        DirtyErrors = 16,
+        DirtyAll = 31,
+    };
+    struct PaletteSource {
+        int skin = -1;  ///< skin whose joint `joint` this entry is, or -1
+        int joint = -1; ///< == skin joint count: the identity entry
+        int node = -1;  ///< unskinned mesh: the node whose world matrix this is (-1: identity)
+    };
+
+    void release();
+    QRhiResourceUpdateBatch* pendingBatch();
+    QRhiResourceUpdateBatch* takeUploads();
+    void uploadPalette();
+    bool buildPipelines(std::string* error);
+
+    QRhi* m_rhi = nullptr;
+    const rig::Rig* m_rig = nullptr;
+    const rig::RigRuntime* m_runtime = nullptr;
+    bool m_ready = false;
+    unsigned m_dirty = 0;
+    rig::Method m_method = rig::Method::Linear;
+    bool m_morphNormals = true;
+    QRhiResourceUpdateBatch* m_pending = nullptr;
+
+    size_t m_vertexCount = 0, m_triangleCount = 0, m_groupCount = 0, m_morphTargetCount = 0;
+    size_t m_staticBytes = 0;
+    int m_groupsX = 1, m_groupsY = 1, m_triangleGroupsX = 1, m_triangleGroupsY = 1;
+    std::vector<GpuMeshRange> m_meshes;
+    std::vector<PaletteSource> m_paletteSources;
+
+    // Per-pose CPU data, sized by setRig (setPose allocates nothing per vertex).
+    std::vector<glm::mat4> m_world;
+    std::vector<std::vector<glm::mat4>> m_skinPalettes;
+    std::vector<glm::mat4> m_matrices;
+    std::vector<rig::JointFrame> m_frames;
+    std::vector<float> m_jointStaging;  ///< packed palette, 52 floats (13 vec4) per entry
+    std::vector<float> m_morphWeights;  ///< global, per target
+    std::vector<uint32_t> m_params;     ///< the Params uniform block
+
+    // GPU resources (owned).
+    QRhiBuffer* m_paramsBuffer = nullptr;
+    QRhiBuffer* m_layout = nullptr;
+    QRhiBuffer* m_rest = nullptr;
+    QRhiBuffer* m_uvs = nullptr;
+    QRhiBuffer* m_targets = nullptr;
+    QRhiBuffer* m_weights = nullptr;
+    QRhiBuffer* m_deltas = nullptr;
+    QRhiBuffer* m_paletteBuffer = nullptr;
+    QRhiBuffer* m_influences = nullptr;
+    QRhiBuffer* m_gradients = nullptr;
+    QRhiBuffer* m_triangles = nullptr;
+    QRhiBuffer* m_adjacency = nullptr;
+    QRhiBuffer* m_morphed = nullptr;
+    QRhiBuffer* m_faces = nullptr;
+    QRhiBuffer* m_partials = nullptr;
+    QRhiBuffer* m_positions = nullptr;
+    QRhiBuffer* m_normals = nullptr;
+    QRhiBuffer* m_tangents = nullptr;
+    QRhiBuffer* m_refNormals = nullptr;
+    QRhiBuffer* m_refTangents = nullptr;
+    QRhiBuffer* m_errors = nullptr;
+    QRhiBuffer* m_flags = nullptr;
+    QRhiBuffer* m_bounds = nullptr;
+    QRhiBuffer* m_indices = nullptr;
+
+    enum Pass { PassMorph, PassSkin, PassFaces, PassReference, PassBoundsPartial, PassBoundsReduce, PassErrors, PassCount };
+    QRhiShaderResourceBindings* m_srb[PassCount] = {};
+    QRhiComputePipeline* m_pipeline[PassCount] = {};
+};
+
+} // namespace viewer

@@ -1,0 +1,216 @@
+#include "gpu_evaluate.h"
+
+#include <QtGui/private/qrhi_p.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "gpu_deformer.h"
+
+namespace viewer {
+
+namespace {
+
+const glm::vec4* asVec4(const QByteArray& data)
+{
+    return reinterpret_cast<const glm::vec4*>(data.constData());
+}
+
+} // namespace
+
+void computeEvaluationStats(rig::Evaluation& out)
+{
+    // The statistics of rig::evaluate: per method over all meshes.
+    out.stats = {};
+    std::vector<float> all;
+    for (rig::Method method : out.methods) {
+        rig::MethodStats& st = out.stats[size_t(method)];
+        for (int which = 0; which < 2; ++which) {
+            all.clear();
+            for (const rig::MeshEvaluation& me : out.meshes) {
+                const rig::MethodFrames& f = me.methods[size_t(method)];
+                const std::vector<float>& e = which == 0 ? f.normalErrorDeg : f.tangentErrorDeg;
+                all.insert(all.end(), e.begin(), e.end());
+            }
+            (which == 0 ? st.normal : st.tangent) = rig::errorStats(all);
+        }
+        for (const rig::MeshEvaluation& me : out.meshes)
+            for (uint8_t f : me.methods[size_t(method)].flags) {
+                st.dqFallbackVertices += (f & rig::SkinFlagDqFallback) ? 1 : 0;
+                st.singularVertices += (f & rig::SkinFlagSingular) ? 1 : 0;
+            }
+    }
+}
+
+bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::span<const rig::Method> methods,
+                   const rig::DeformSettings& settings, rig::Evaluation& out, GpuEvaluationExtras* extras,
+                   std::string* error)
+{
+    auto fail = [error](const std::string& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (!deformer.isReady())
+        return fail("the GPU deformer holds no rig");
+    QRhi* rhi = deformer.rhi();
+    const rig::Rig& rig = *deformer.rig();
+    const std::vector<GpuMeshRange>& ranges = deformer.meshes();
+    const size_t meshCount = rig.meshes.size();
+    const size_t N = deformer.vertexCount();
+
+    deformer.setSettings(settings);
+    deformer.setPose(pose);
+
+    out.methods.assign(methods.begin(), methods.end());
+    out.world = deformer.world();
+    out.meshes.resize(meshCount);
+    out.stats = {};
+    out.mirroredJoints.clear();
+    out.singularJoints.clear();
+    const std::vector<rig::JointFrame>& palette = deformer.palette();
+    for (size_t m = 0; m < meshCount; ++m) {
+        const rig::Mesh& mesh = rig.meshes[m];
+        rig::MeshEvaluation& me = out.meshes[m];
+        const GpuMeshRange& r = ranges[m];
+        me.palette.assign(palette.begin() + r.paletteBegin, palette.begin() + r.paletteBegin + r.paletteCount);
+        if (mesh.isSkinned()) {
+            const rig::Skin& skin = rig.skins[size_t(mesh.skin)];
+            for (size_t j = 0; j < skin.joints.size(); ++j) {
+                const int node = skin.joints[j];
+                std::vector<int>& list = me.palette[j].mirrored ? out.mirroredJoints : out.singularJoints;
+                if ((me.palette[j].mirrored || me.palette[j].singular) &&
+                    std::find(list.begin(), list.end(), node) == list.end())
+                    list.push_back(node);
+            }
+        }
+    }
+
+    // Linear first (its surface carries the reference of every method but dual-quaternion), the other methods that
+    // share its positions next, dual-quaternion last: the reference is rebuilt at most twice.
+    std::vector<rig::Method> order{rig::Method::Linear};
+    for (rig::Method m : methods)
+        if (m != rig::Method::DualQuaternion && std::find(order.begin(), order.end(), m) == order.end())
+            order.push_back(m);
+    const bool wantDq = std::find(methods.begin(), methods.end(), rig::Method::DualQuaternion) != methods.end();
+    if (wantDq)
+        order.push_back(rig::Method::DualQuaternion);
+    if (extras) {
+        extras->linearBounds.assign(meshCount, MeshBounds{});
+        extras->dualQuaternionBounds.assign(wantDq ? meshCount : 0, MeshBounds{});
+    }
+
+    bool first = true;
+    for (rig::Method method : order) {
+        deformer.setMethod(method);
+        const bool requested = std::find(methods.begin(), methods.end(), method) != methods.end();
+        const bool surface = method == rig::Method::Linear || method == rig::Method::DualQuaternion;
+
+        QRhiCommandBuffer* cb = nullptr;
+        if (rhi->beginOffscreenFrame(&cb) != QRhi::FrameOpSuccess)
+            return fail(std::string("beginning a ") + rhi->backendName() + " offscreen frame failed");
+        deformer.record(cb);
+        QRhiBufferReadbackResult normals, tangents, errors, flags, positions, refNormals, refTangents, bounds, morphed;
+        QRhiResourceUpdateBatch* rb = rhi->nextResourceUpdateBatch();
+        if (N > 0) {
+            rb->readBackBuffer(deformer.normalsBuffer(), 0, int(N * 16), &normals);
+            rb->readBackBuffer(deformer.tangentsBuffer(), 0, int(N * 16), &tangents);
+            rb->readBackBuffer(deformer.errorsBuffer(), 0, int(N * 8), &errors);
+            rb->readBackBuffer(deformer.flagsBuffer(), 0, int(N * 4), &flags);
+            if (surface) {
+                rb->readBackBuffer(deformer.positionsBuffer(), 0, int(N * 16), &positions);
+                rb->readBackBuffer(deformer.referenceNormalsBuffer(), 0, int(N * 16), &refNormals);
+                rb->readBackBuffer(deformer.referenceTangentsBuffer(), 0, int(N * 16), &refTangents);
+            }
+            if (first)
+                rb->readBackBuffer(deformer.morphedBuffer(), 0, int(3 * N * 16), &morphed);
+        }
+        if (surface && meshCount > 0)
+            rb->readBackBuffer(deformer.boundsBuffer(), 0, int(meshCount * 32), &bounds);
+        cb->resourceUpdate(rb);
+        if (rhi->endOffscreenFrame() != QRhi::FrameOpSuccess)
+            return fail(std::string("a ") + rhi->backendName() + " offscreen frame failed");
+
+        if (N > 0) {
+            const bool sizesOk = size_t(normals.data.size()) == N * 16 && size_t(tangents.data.size()) == N * 16 &&
+                                 size_t(errors.data.size()) == N * 8 && size_t(flags.data.size()) == N * 4 &&
+                                 (!surface || (size_t(positions.data.size()) == N * 16 &&
+                                               size_t(refNormals.data.size()) == N * 16 &&
+                                               size_t(refTangents.data.size()) == N * 16)) &&
+                                 (!first || size_t(morphed.data.size()) == 3 * N * 16);
+            if (!sizesOk)
+                return fail(std::string("reading back the ") + rhi->backendName() + " results failed");
+        }
+        if (surface && meshCount > 0 && size_t(bounds.data.size()) != meshCount * 32)
+            return fail(std::string("reading back the ") + rhi->backendName() + " bounds failed");
+
+        const glm::vec4* nrm = asVec4(normals.data);
+        const glm::vec4* tan = asVec4(tangents.data);
+        const glm::vec2* err = reinterpret_cast<const glm::vec2*>(errors.data.constData());
+        const uint32_t* flg = reinterpret_cast<const uint32_t*>(flags.data.constData());
+        for (size_t m = 0; m < meshCount; ++m) {
+            const rig::Mesh& mesh = rig.meshes[m];
+            const GpuMeshRange& r = ranges[m];
+            const size_t n = r.vertexCount, vb = r.vertexBegin;
+            rig::MeshEvaluation& me = out.meshes[m];
+            rig::MethodFrames& frames = me.methods[size_t(method)];
+            frames.normals.resize(n);
+            frames.tangents.resize(mesh.hasTangents() ? n : 0);
+            frames.flags.resize(n);
+            for (size_t v = 0; v < n; ++v) {
+                frames.normals[v] = glm::vec3(nrm[vb + v]);
+                frames.flags[v] = uint8_t(flg[vb + v]);
+            }
+            for (size_t v = 0; v < frames.tangents.size(); ++v)
+                frames.tangents[v] = tan[vb + v];
+            if (requested) {
+                frames.normalErrorDeg.resize(n);
+                frames.tangentErrorDeg.resize(n);
+                for (size_t v = 0; v < n; ++v) {
+                    frames.normalErrorDeg[v] = err[vb + v].x;
+                    frames.tangentErrorDeg[v] = err[vb + v].y;
+                }
+            }
+            if (surface) {
+                rig::Surface& s = method == rig::Method::DualQuaternion ? me.dualQuaternion : me.linear;
+                const glm::vec4* pos = asVec4(positions.data);
+                const glm::vec4* rn = asVec4(refNormals.data);
+                const glm::vec4* rt = asVec4(refTangents.data);
+                s.positions.resize(n);
+                s.referenceNormals.resize(n);
+                s.referenceTangents.resize(mesh.hasTangents() ? n : 0);
+                for (size_t v = 0; v < n; ++v) {
+                    s.positions[v] = glm::vec3(pos[vb + v]);
+                    s.referenceNormals[v] = glm::vec3(rn[vb + v]);
+                }
+                for (size_t v = 0; v < s.referenceTangents.size(); ++v)
+                    s.referenceTangents[v] = rt[vb + v];
+                if (extras) {
+                    const glm::vec4* b = asVec4(bounds.data);
+                    MeshBounds& mb = (method == rig::Method::DualQuaternion ? extras->dualQuaternionBounds
+                                                                            : extras->linearBounds)[m];
+                    mb.min = glm::vec3(b[2 * m]);
+                    mb.max = glm::vec3(b[2 * m + 1]);
+                    mb.empty = b[2 * m].w == 0.0f;
+                }
+            }
+            if (first) {
+                const glm::vec4* mo = asVec4(morphed.data);
+                me.morphedPositions.resize(n);
+                me.morphedNormals.resize(n);
+                me.morphedTangents.resize(mesh.hasTangents() ? n : 0);
+                for (size_t v = 0; v < n; ++v) {
+                    me.morphedPositions[v] = glm::vec3(mo[vb + v]);
+                    me.morphedNormals[v] = glm::vec3(mo[N + vb + v]);
+                }
+                for (size_t v = 0; v < me.morphedTangents.size(); ++v)
+                    me.morphedTangents[v] = mo[2 * N + vb + v];
+            }
+        }
+        first = false;
+    }
+    computeEvaluationStats(out);
+    return true;
+}
+
+} // namespace viewer

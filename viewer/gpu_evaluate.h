@@ -1,0 +1,42 @@
+// Runs methods on the GPU and reads the results back into the CPU pipeline's structure (rig::Evaluation), so that
+// the same rig::writeReportJson, statistics and tests apply to both devices.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "rig/deform.h"
+#include "rig/pose.h"
+
+namespace viewer {
+
+class GpuDeformer;
+
+/// One mesh's axis-aligned box as the GPU computed it. An empty mesh has min > max.
+struct MeshBounds {
+    glm::vec3 min{0.0f}, max{0.0f};
+    bool empty = true;
+};
+
+/// What the GPU computes beyond rig::Evaluation.
+struct GpuEvaluationExtras {
+    std::vector<MeshBounds> linearBounds;         ///< per mesh, of the linear-blend positions
+    std::vector<MeshBounds> dualQuaternionBounds; ///< per mesh, when dual-quaternion was evaluated
+};
+
+/// Evaluates `methods` (as rig::evaluate does: the linear surface always, the dual-quaternion surface when asked, the
+/// reference of each, every method's frames, errors and flags, then the statistics by rig::errorStats) with offscreen
+/// frames on the deformer's QRhi, and fills `out` in rig::evaluate's layout. The deformer must hold the rig
+/// (setRig). Changes the deformer's pose, settings and method. Must not be called while the QRhi records a frame.
+/// Returns false with a message when a frame or a readback fails.
+bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::span<const rig::Method> methods,
+                   const rig::DeformSettings& settings, rig::Evaluation& out, GpuEvaluationExtras* extras = nullptr,
+                   std::string* error = nullptr);
+
+/// Computes out.stats from the per-vertex errors and flags of out.meshes, exactly like the end of rig::evaluate.
+void computeEvaluationStats(rig::Evaluation& out);
+
+} // namespace viewer

@@ -1,0 +1,691 @@
+#include "viewport.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QMouseEvent>
+#include <QOffscreenSurface>
+#include <QPlatformSurfaceEvent>
+#include <QVulkanInstance>
+#include <QWheelEvent>
+
+#include <QtGui/private/qrhi_p.h>
+#include <QtGui/private/qrhigles2_p.h>
+#include <QtGui/private/qrhivulkan_p.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+
+#include "gpu_deformer.h"
+
+namespace viewer {
+
+namespace {
+
+// Must match the View block of shaders/mesh.vert and shaders/lines.vert (std140).
+struct ViewBlock {
+    float viewProj[16];
+    float eye[4];
+    float lightDir[4];
+    float params[4];   // heatmap max, mode, material, selected vertex
+    float viewport[4]; // size px, line width px, line length
+    float color[4];
+    qint32 flags[4];   // line source, count, marker vertex
+};
+static_assert(sizeof(ViewBlock) == 16 * 4 + 5 * 16 + 16);
+
+enum MeshMode { ModeLit = 0, ModeNormalError = 1, ModeTangentError = 2, ModeReference = 3 };
+enum LineSource { SourceVectors = 0, SourceSegments = 1, SourceMarker = 3 };
+
+QShader loadShader(const QString& name)
+{
+    QFile f(QStringLiteral(":/rigscope/shaders/") + name + QStringLiteral(".qsb"));
+    return f.open(QIODevice::ReadOnly) ? QShader::fromSerialized(f.readAll()) : QShader();
+}
+
+// One draw's uniform slot inside the dynamic-offset uniform buffer.
+constexpr int kMaxSlots = 64;
+
+} // namespace
+
+struct Viewport::Resources {
+    std::unique_ptr<QRhi> rhi;
+    std::unique_ptr<QRhiSwapChain> swapChain;
+    std::unique_ptr<QRhiRenderBuffer> depth;
+    std::unique_ptr<QRhiRenderPassDescriptor> renderPass;
+    std::unique_ptr<GpuDeformer> deformer;
+
+    std::unique_ptr<QRhiBuffer> ubo; // kMaxSlots aligned ViewBlocks, dynamic offsets
+    quint32 uboStride = 0;
+    std::unique_ptr<QRhiBuffer> uvs;     // vec2 per vertex (vertex input)
+    std::unique_ptr<QRhiBuffer> indices; // uint32 triangle list (global vertex indices)
+    std::unique_ptr<QRhiBuffer> segOrigins; // skeleton + bounds segments
+    std::unique_ptr<QRhiBuffer> segDirs;
+    int segCapacity = 0;
+    int boneSegments = 0;
+    int boundsSegments = 0;
+    int indexCount = 0;
+    int vertexCount = 0;
+
+    std::unique_ptr<QRhiShaderResourceBindings> meshSrb;
+    std::unique_ptr<QRhiShaderResourceBindings> normalLinesSrb, tangentLinesSrb, refNormalLinesSrb, refTangentLinesSrb;
+    std::unique_ptr<QRhiShaderResourceBindings> segLinesSrb, boundsSrb, markerSrb;
+    std::unique_ptr<QRhiGraphicsPipeline> meshPipeline;
+    std::unique_ptr<QRhiGraphicsPipeline> linePipeline;
+    std::unique_ptr<QRhiGraphicsPipeline> xrayLinePipeline; // bones and the picked-vertex marker show through the mesh
+    QRhiRenderPassDescriptor* pipelineRp = nullptr; // the descriptor the pipelines were built for
+    bool bindingsStale = true;
+    QElapsedTimer frameTimer;
+};
+
+Viewport::Viewport(Api preferred) : m_api(preferred), m_res(std::make_unique<Resources>())
+{
+    if (m_api == Api::Vulkan) {
+        m_vulkan = std::make_unique<QVulkanInstance>();
+        m_vulkan->setExtensions(QRhiVulkanInitParams::preferredInstanceExtensions());
+        if (!m_vulkan->create()) {
+            qWarning("rigscope: no Vulkan instance (%d); falling back to OpenGL", int(m_vulkan->errorCode()));
+            m_vulkan.reset();
+            m_api = Api::OpenGL;
+        }
+    }
+    if (m_api == Api::Vulkan) {
+        setSurfaceType(QSurface::VulkanSurface);
+        setVulkanInstance(m_vulkan.get());
+    } else {
+        setSurfaceType(QSurface::OpenGLSurface);
+        QSurfaceFormat fmt = QSurfaceFormat::defaultFormat();
+        fmt.setVersion(4, 3); // compute shaders
+        fmt.setProfile(QSurfaceFormat::CoreProfile);
+        fmt.setDepthBufferSize(24);
+        setFormat(fmt);
+    }
+    resetCamera();
+}
+
+Viewport::~Viewport()
+{
+    releaseResources();
+}
+
+void Viewport::releaseResources()
+{
+    if (m_res && m_res->rhi)
+        m_res->rhi->finish();
+    // Everything made from the QRhi goes before it; the QRhi goes before the instance / fallback surface.
+    auto rhi = std::move(m_res->rhi);
+    m_res = std::make_unique<Resources>();
+    rhi.reset();
+    m_fallbackSurface.reset();
+}
+
+QString Viewport::backendName() const
+{
+    if (!m_res->rhi)
+        return m_api == Api::Vulkan ? QStringLiteral("Vulkan (not started)") : QStringLiteral("OpenGL (not started)");
+    return QStringLiteral("%1 on %2").arg(QString::fromLatin1(m_res->rhi->backendName()),
+                                          QString::fromLatin1(m_res->rhi->driverInfo().deviceName));
+}
+
+bool Viewport::isReady() const { return m_res->rhi && m_res->swapChain; }
+
+void Viewport::setRig(std::shared_ptr<const rig::Rig> rig, std::shared_ptr<const rig::RigRuntime> runtime)
+{
+    m_rig = std::move(rig);
+    m_runtime = std::move(runtime);
+    m_selected = -1;
+    m_rigDirty = m_poseDirty = m_settingsDirty = true;
+    requestRender();
+}
+
+void Viewport::setPose(const rig::ResolvedPose& pose)
+{
+    m_pose = pose;
+    m_poseDirty = true;
+    requestRender();
+}
+
+void Viewport::setSettings(const ViewSettings& s)
+{
+    if (s == m_settings)
+        return;
+    m_settings = s;
+    m_settingsDirty = true;
+    requestRender();
+}
+
+void Viewport::setSelectedVertex(int v)
+{
+    if (v == m_selected)
+        return;
+    m_selected = v;
+    requestRender();
+}
+
+void Viewport::setFrameBounds(const glm::vec3& lo, const glm::vec3& hi)
+{
+    m_boundsMin = lo;
+    m_boundsMax = hi;
+}
+
+void Viewport::resetCamera()
+{
+    m_camera = OrbitCamera{};
+    m_camera.frame(m_boundsMin, m_boundsMax);
+    requestRender();
+}
+
+void Viewport::frameAll()
+{
+    m_camera.frame(m_boundsMin, m_boundsMax);
+    requestRender();
+}
+
+void Viewport::requestRender()
+{
+    if (isExposed())
+        requestUpdate();
+}
+
+void Viewport::exposeEvent(QExposeEvent*)
+{
+    if (isExposed() && !m_res->rhi && !m_initFailed)
+        init();
+    if (isExposed() && m_res->swapChain) {
+        if (m_res->swapChain->currentPixelSize() != m_res->swapChain->surfacePixelSize())
+            resizeSwapChain();
+        render();
+    }
+}
+
+bool Viewport::event(QEvent* e)
+{
+    switch (e->type()) {
+    case QEvent::UpdateRequest:
+        if (isExposed() && m_res->swapChain)
+            render();
+        return true;
+    case QEvent::PlatformSurface:
+        // The native window is about to go: release the swapchain while its surface exists.
+        if (static_cast<QPlatformSurfaceEvent*>(e)->surfaceEventType() == QPlatformSurfaceEvent::SurfaceAboutToBeDestroyed)
+            releaseResources();
+        break;
+    default:
+        break;
+    }
+    return QWindow::event(e);
+}
+
+void Viewport::init()
+{
+    Resources& r = *m_res;
+    QRhi::Flags flags;
+    if (m_api == Api::Vulkan) {
+        QRhiVulkanInitParams params;
+        params.inst = m_vulkan.get();
+        params.window = this;
+        r.rhi.reset(QRhi::create(QRhi::Vulkan, &params, flags));
+    } else {
+        m_fallbackSurface.reset(QRhiGles2InitParams::newFallbackSurface(format()));
+        QRhiGles2InitParams params;
+        params.format = format();
+        params.fallbackSurface = m_fallbackSurface.get();
+        params.window = this;
+        r.rhi.reset(QRhi::create(QRhi::OpenGLES2, &params, flags));
+    }
+    if (!r.rhi || !r.rhi->isFeatureSupported(QRhi::Compute)) {
+        m_initFailed = true;
+        const QString msg = r.rhi ? tr("the %1 device has no compute shaders").arg(QString::fromLatin1(r.rhi->backendName()))
+                                  : tr("could not create a %1 device").arg(m_api == Api::Vulkan ? QStringLiteral("Vulkan")
+                                                                                                  : QStringLiteral("OpenGL"));
+        r.rhi.reset();
+        emit initFailed(msg);
+        return;
+    }
+    r.swapChain.reset(r.rhi->newSwapChain());
+    r.depth.reset(r.rhi->newRenderBuffer(QRhiRenderBuffer::DepthStencil, QSize(), 1,
+                                          QRhiRenderBuffer::UsedWithSwapChainOnly));
+    r.swapChain->setWindow(this);
+    r.swapChain->setDepthStencil(r.depth.get());
+    r.swapChain->setFlags(QRhiSwapChain::UsedAsTransferSource); // screenshots read the swapchain back
+    r.renderPass.reset(r.swapChain->newCompatibleRenderPassDescriptor());
+    r.swapChain->setRenderPassDescriptor(r.renderPass.get());
+    r.swapChain->createOrResize();
+
+    r.uboStride = quint32(r.rhi->ubufAligned(sizeof(ViewBlock)));
+    r.ubo.reset(r.rhi->newBuffer(QRhiBuffer::Dynamic, QRhiBuffer::UniformBuffer, int(r.uboStride) * kMaxSlots));
+    r.ubo->create();
+    r.deformer = std::make_unique<GpuDeformer>(r.rhi.get());
+    m_rigDirty = m_poseDirty = m_settingsDirty = true;
+    r.frameTimer.start();
+}
+
+void Viewport::resizeSwapChain()
+{
+    m_res->swapChain->createOrResize();
+}
+
+namespace {
+
+glm::mat4 toGlm(const QMatrix4x4& m)
+{
+    glm::mat4 g;
+    std::memcpy(&g[0][0], m.constData(), sizeof(float) * 16);
+    return g;
+}
+
+struct ViewRect {
+    int x, y, w, h; // pixels, top-left origin
+};
+
+// The sub-views of the window: one, or four (TL method, TR reference, BL normal error, BR tangent error).
+int viewRects(ViewMode mode, QSize size, ViewRect out[4])
+{
+    const int w = size.width(), h = size.height();
+    if (mode == ViewMode::Single) {
+        out[0] = {0, 0, w, h};
+        return 1;
+    }
+    const int gap = 2;
+    const int hw = (w - gap) / 2, hh = (h - gap) / 2;
+    out[0] = {0, 0, hw, hh};
+    out[1] = {w - hw, 0, hw, hh};
+    out[2] = {0, h - hh, hw, hh};
+    out[3] = {w - hw, h - hh, hw, hh};
+    return 4;
+}
+
+} // namespace
+
+void Viewport::render()
+{
+    Resources& r = *m_res;
+    if (!r.rhi || !r.swapChain)
+        return;
+    QElapsedTimer timer;
+    timer.start();
+
+    if (m_rigDirty && m_rig && m_runtime) {
+        std::string err;
+        if (!r.deformer->setRig(*m_rig, *m_runtime, &err))
+            qWarning("rigscope: the GPU deformer could not take the rig: %s", err.c_str());
+        r.bindingsStale = true;
+    }
+    if (!r.deformer->isReady()) {
+        m_rigDirty = false;
+    }
+    if ((m_poseDirty || m_rigDirty) && r.deformer->isReady())
+        r.deformer->setPose(m_pose);
+    if ((m_settingsDirty || m_rigDirty) && r.deformer->isReady()) {
+        r.deformer->setMethod(m_settings.method);
+        rig::DeformSettings ds;
+        ds.morphNormals = m_settings.morphNormals;
+        r.deformer->setSettings(ds);
+    }
+
+    if (r.swapChain->currentPixelSize() != r.swapChain->surfacePixelSize())
+        resizeSwapChain();
+    const QRhi::FrameOpResult begin = r.rhi->beginFrame(r.swapChain.get());
+    if (begin == QRhi::FrameOpSwapChainOutOfDate) {
+        resizeSwapChain();
+        requestUpdate();
+        return;
+    }
+    if (begin != QRhi::FrameOpSuccess)
+        return;
+
+    QRhiCommandBuffer* cb = r.swapChain->currentFrameCommandBuffer();
+    QRhiResourceUpdateBatch* u = r.rhi->nextResourceUpdateBatch();
+    const bool ready = r.deformer->isReady();
+    if (ready)
+        r.deformer->record(cb); // compute passes, outside the render pass
+
+    // Static draw data of a new rig: UVs as vertex input, segment buffers for bones and the bounding box.
+    if (ready && (m_rigDirty || r.bindingsStale)) {
+        const size_t n = r.deformer->vertexCount();
+        std::vector<glm::vec2> uv(std::max<size_t>(n, 1), glm::vec2(0.0f));
+        size_t base = 0;
+        for (const rig::Mesh& m : m_rig->meshes) {
+            if (m.uvs.size() == m.vertexCount())
+                std::copy(m.uvs.begin(), m.uvs.end(), uv.begin() + ptrdiff_t(base));
+            base += m.vertexCount();
+        }
+        r.uvs.reset(r.rhi->newBuffer(QRhiBuffer::Immutable, QRhiBuffer::VertexBuffer, int(uv.size() * sizeof(glm::vec2))));
+        r.uvs->create();
+        u->uploadStaticBuffer(r.uvs.get(), uv.data());
+        r.vertexCount = int(n);
+        r.indexCount = int(r.deformer->triangleCount() * 3);
+        r.segCapacity = int(std::max<size_t>(m_rig->skeleton.nodes.size(), 1));
+        r.segOrigins.reset(r.rhi->newBuffer(QRhiBuffer::Static, QRhiBuffer::StorageBuffer, r.segCapacity * 16));
+        r.segDirs.reset(r.rhi->newBuffer(QRhiBuffer::Static, QRhiBuffer::StorageBuffer, r.segCapacity * 16));
+        r.segOrigins->create();
+        r.segDirs->create();
+    }
+    // Bones: from each joint's parent joint to the joint, at the current pose.
+    if (ready && r.segOrigins && (m_poseDirty || m_rigDirty || r.bindingsStale)) {
+        std::vector<char> isJoint(m_rig->skeleton.nodes.size(), 0);
+        for (const rig::Skin& s : m_rig->skins)
+            for (int j : s.joints)
+                if (j >= 0 && size_t(j) < isJoint.size())
+                    isJoint[size_t(j)] = 1;
+        std::vector<glm::vec4> origins, dirs;
+        const std::vector<glm::mat4>& world = r.deformer->world();
+        for (size_t i = 0; i < m_rig->skeleton.nodes.size() && i < world.size(); ++i) {
+            const int parent = m_rig->skeleton.nodes[i].parent;
+            if (!isJoint[i] || parent < 0 || !isJoint[size_t(parent)])
+                continue;
+            const glm::vec3 a(world[size_t(parent)][3]), b(world[i][3]);
+            origins.emplace_back(a, 1.0f);
+            dirs.emplace_back(b - a, 0.0f);
+        }
+        r.boneSegments = int(std::min<size_t>(origins.size(), size_t(r.segCapacity)));
+        if (r.boneSegments > 0) {
+            u->uploadStaticBuffer(r.segOrigins.get(), 0, r.boneSegments * 16, origins.data());
+            u->uploadStaticBuffer(r.segDirs.get(), 0, r.boneSegments * 16, dirs.data());
+        }
+        r.boundsSegments = int(r.deformer->meshes().size() * 12);
+    }
+    m_rigDirty = m_poseDirty = m_settingsDirty = false;
+
+    // Pipelines and bindings (rebuilt when the deformer's buffers are new).
+    if (ready && r.bindingsStale) {
+        const auto vs = QRhiShaderResourceBinding::VertexStage;
+        const auto vfs = vs | QRhiShaderResourceBinding::FragmentStage;
+        const quint32 blockSize = sizeof(ViewBlock);
+        GpuDeformer& d = *r.deformer;
+        r.meshSrb.reset(r.rhi->newShaderResourceBindings());
+        r.meshSrb->setBindings({
+            QRhiShaderResourceBinding::uniformBufferWithDynamicOffset(0, vfs, r.ubo.get(), blockSize),
+            QRhiShaderResourceBinding::bufferLoad(1, vs, d.positionsBuffer()),
+            QRhiShaderResourceBinding::bufferLoad(2, vs, d.normalsBuffer()),
+            QRhiShaderResourceBinding::bufferLoad(3, vs, d.tangentsBuffer()),
+            QRhiShaderResourceBinding::bufferLoad(4, vs, d.referenceNormalsBuffer()),
+            QRhiShaderResourceBinding::bufferLoad(5, vs, d.referenceTangentsBuffer()),
+            QRhiShaderResourceBinding::bufferLoad(6, vs, d.errorsBuffer()),
+        });
+        r.meshSrb->create();
+        auto lineSrb = [&](QRhiBuffer* origins, QRhiBuffer* dirs) {
+            std::unique_ptr<QRhiShaderResourceBindings> srb(r.rhi->newShaderResourceBindings());
+            srb->setBindings({
+                QRhiShaderResourceBinding::uniformBufferWithDynamicOffset(0, vfs, r.ubo.get(), blockSize),
+                QRhiShaderResourceBinding::bufferLoad(1, vs, origins),
+                QRhiShaderResourceBinding::bufferLoad(2, vs, dirs),
+            });
+            srb->create();
+            return srb;
+        };
+        r.normalLinesSrb = lineSrb(d.positionsBuffer(), d.normalsBuffer());
+        r.tangentLinesSrb = lineSrb(d.positionsBuffer(), d.tangentsBuffer());
+        r.refNormalLinesSrb = lineSrb(d.positionsBuffer(), d.referenceNormalsBuffer());
+        r.refTangentLinesSrb = lineSrb(d.positionsBuffer(), d.referenceTangentsBuffer());
+        r.segLinesSrb = lineSrb(r.segOrigins.get(), r.segDirs.get());
+        r.boundsSrb = lineSrb(d.boundsBuffer(), d.boundsBuffer());
+        r.markerSrb = lineSrb(d.positionsBuffer(), d.positionsBuffer());
+
+        if (!r.meshPipeline || r.pipelineRp != r.renderPass.get()) {
+            r.meshPipeline.reset(r.rhi->newGraphicsPipeline());
+            r.meshPipeline->setShaderStages({{QRhiShaderStage::Vertex, loadShader(QStringLiteral("mesh.vert"))},
+                                             {QRhiShaderStage::Fragment, loadShader(QStringLiteral("mesh.frag"))}});
+            QRhiVertexInputLayout layout;
+            layout.setBindings({{sizeof(glm::vec2)}});
+            layout.setAttributes({{0, 0, QRhiVertexInputAttribute::Float2, 0}});
+            r.meshPipeline->setVertexInputLayout(layout);
+            r.meshPipeline->setShaderResourceBindings(r.meshSrb.get());
+            r.meshPipeline->setRenderPassDescriptor(r.renderPass.get());
+            r.meshPipeline->setDepthTest(true);
+            r.meshPipeline->setDepthWrite(true);
+            r.meshPipeline->setCullMode(QRhiGraphicsPipeline::None);
+            r.meshPipeline->create();
+
+            r.linePipeline.reset(r.rhi->newGraphicsPipeline());
+            r.linePipeline->setShaderStages({{QRhiShaderStage::Vertex, loadShader(QStringLiteral("lines.vert"))},
+                                             {QRhiShaderStage::Fragment, loadShader(QStringLiteral("lines.frag"))}});
+            r.linePipeline->setVertexInputLayout(QRhiVertexInputLayout());
+            r.linePipeline->setShaderResourceBindings(r.normalLinesSrb.get());
+            r.linePipeline->setRenderPassDescriptor(r.renderPass.get());
+            r.linePipeline->setDepthTest(true);
+            r.linePipeline->setDepthWrite(false);
+            r.linePipeline->setCullMode(QRhiGraphicsPipeline::None);
+            r.linePipeline->create();
+
+            r.xrayLinePipeline.reset(r.rhi->newGraphicsPipeline());
+            r.xrayLinePipeline->setShaderStages(r.linePipeline->cbeginShaderStages(), r.linePipeline->cendShaderStages());
+            r.xrayLinePipeline->setVertexInputLayout(QRhiVertexInputLayout());
+            r.xrayLinePipeline->setShaderResourceBindings(r.normalLinesSrb.get());
+            r.xrayLinePipeline->setRenderPassDescriptor(r.renderPass.get());
+            r.xrayLinePipeline->setDepthTest(false);
+            r.xrayLinePipeline->setDepthWrite(false);
+            r.xrayLinePipeline->setCullMode(QRhiGraphicsPipeline::None);
+            r.xrayLinePipeline->create();
+            r.pipelineRp = r.renderPass.get();
+        }
+        r.bindingsStale = false;
+    }
+
+    // Uniform slots, one per draw.
+    const QSize px = r.swapChain->currentPixelSize();
+    ViewRect rects[4];
+    const int views = viewRects(m_settings.view, px, rects);
+    const glm::mat4 corr = toGlm(r.rhi->clipSpaceCorrMatrix());
+    const glm::vec3 eye = m_camera.eye();
+    const glm::vec3 lightDir = glm::normalize(eye - m_camera.target + glm::vec3(0.0f, 0.6f * m_camera.distance, 0.0f));
+    const float diag = glm::length(m_boundsMax - m_boundsMin);
+    const float lineLength = std::max(diag, 1e-4f) * m_settings.lineLength;
+    const float dpr = float(devicePixelRatio());
+
+    struct Draw {
+        int view;
+        bool mesh;
+        int mode;          // mesh mode
+        int source;        // line source
+        int count;         // lines
+        QRhiShaderResourceBindings* srb;
+        glm::vec4 color;
+        float width;
+    };
+    std::vector<Draw> draws;
+    if (ready && r.indexCount > 0) {
+        for (int v = 0; v < views; ++v) {
+            int mode = ModeLit;
+            if (views == 4)
+                mode = v == 0 ? ModeLit : v == 1 ? ModeReference : v == 2 ? ModeNormalError : ModeTangentError;
+            else
+                mode = m_settings.shading == Shading::Lit           ? ModeLit
+                       : m_settings.shading == Shading::Reference   ? ModeReference
+                       : m_settings.shading == Shading::NormalError ? ModeNormalError
+                                                                    : ModeTangentError;
+            draws.push_back({v, true, mode, 0, 0, r.meshSrb.get(), {}, 0.0f});
+            const bool referenceView = mode == ModeReference;
+            // In the four-view comparison the vectors belong to the two shaded views; the heatmaps stay readable.
+            const unsigned o = (views == 4 && v >= 2) ? (m_settings.overlays & (OverlaySkeleton | OverlayBounds))
+                                                      : m_settings.overlays;
+            const glm::vec4 gold(1.0f, 0.78f, 0.12f, 1.0f), cyan(0.15f, 0.8f, 1.0f, 1.0f), magenta(0.95f, 0.35f, 0.9f, 1.0f);
+            if (o & OverlayNormals)
+                draws.push_back({v, false, 0, SourceVectors, r.vertexCount,
+                                 referenceView ? r.refNormalLinesSrb.get() : r.normalLinesSrb.get(), gold, 1.6f});
+            if (o & OverlayTangents)
+                draws.push_back({v, false, 0, SourceVectors, r.vertexCount,
+                                 referenceView ? r.refTangentLinesSrb.get() : r.tangentLinesSrb.get(), cyan, 1.6f});
+            if ((o & OverlayReferenceNormals) && !referenceView)
+                draws.push_back({v, false, 0, SourceVectors, r.vertexCount, r.refNormalLinesSrb.get(), magenta, 1.6f});
+            if ((o & OverlaySkeleton) && r.boneSegments > 0)
+                draws.push_back({v, false, 0, SourceSegments, r.boneSegments, r.segLinesSrb.get(),
+                                 glm::vec4(0.85f, 0.9f, 1.0f, 1.0f), 3.0f});
+            if (o & OverlayBounds)
+                draws.push_back({v, false, 0, 4, r.boundsSegments, r.boundsSrb.get(), glm::vec4(0.9f, 0.9f, 0.9f, 1.0f), 1.2f});
+            if (m_selected >= 0 && m_selected < r.vertexCount)
+                draws.push_back({v, false, 0, SourceMarker, 1, r.markerSrb.get(), glm::vec4(1.0f, 1.0f, 1.0f, 1.0f), 2.0f});
+        }
+    }
+    draws.resize(std::min<size_t>(draws.size(), kMaxSlots));
+    for (size_t i = 0; i < draws.size(); ++i) {
+        const Draw& dr = draws[i];
+        const ViewRect& vr = rects[dr.view];
+        const glm::mat4 vp = corr * m_camera.projection(float(vr.w) / float(std::max(vr.h, 1))) * m_camera.view();
+        ViewBlock b{};
+        std::memcpy(b.viewProj, &vp[0][0], sizeof b.viewProj);
+        b.eye[0] = eye.x, b.eye[1] = eye.y, b.eye[2] = eye.z;
+        b.lightDir[0] = lightDir.x, b.lightDir[1] = lightDir.y, b.lightDir[2] = lightDir.z;
+        b.params[0] = m_settings.heatmapMaxDeg;
+        b.params[1] = float(dr.mode);
+        b.params[2] = float(int(m_settings.material));
+        b.params[3] = float(m_selected);
+        b.viewport[0] = float(vr.w), b.viewport[1] = float(vr.h);
+        b.viewport[2] = dr.width * dpr;
+        b.viewport[3] = lineLength;
+        std::memcpy(b.color, &dr.color[0], sizeof b.color);
+        b.flags[0] = dr.source;
+        b.flags[1] = dr.count;
+        b.flags[2] = m_selected;
+        u->updateDynamicBuffer(r.ubo.get(), int(i * r.uboStride), sizeof b, &b);
+    }
+
+    cb->beginPass(r.swapChain->currentFrameRenderTarget(), QColor(38, 40, 46), {1.0f, 0}, u);
+    for (size_t i = 0; i < draws.size(); ++i) {
+        const Draw& dr = draws[i];
+        const ViewRect& vr = rects[dr.view];
+        // QRhiViewport / QRhiScissor are bottom-left based.
+        const float y = float(px.height() - vr.y - vr.h);
+        const bool xray = dr.source == SourceSegments || dr.source == SourceMarker;
+        cb->setGraphicsPipeline(dr.mesh ? r.meshPipeline.get() : xray ? r.xrayLinePipeline.get() : r.linePipeline.get());
+        cb->setViewport(QRhiViewport(float(vr.x), y, float(vr.w), float(vr.h)));
+        const QRhiCommandBuffer::DynamicOffset offset(0, quint32(i * r.uboStride));
+        cb->setShaderResources(dr.srb, 1, &offset);
+        if (dr.mesh) {
+            const QRhiCommandBuffer::VertexInput vin(r.uvs.get(), 0);
+            cb->setVertexInput(0, 1, &vin, r.deformer->indexBuffer(), 0, QRhiCommandBuffer::IndexUInt32);
+            cb->drawIndexed(quint32(r.indexCount));
+        } else {
+            cb->draw(quint32(dr.count * 6));
+        }
+    }
+
+    QRhiReadbackResult readback;
+    QRhiResourceUpdateBatch* after = nullptr;
+    const bool grab = m_grabRequested;
+    if (grab) {
+        after = r.rhi->nextResourceUpdateBatch();
+        after->readBackTexture(QRhiReadbackDescription(), &readback);
+    }
+    cb->endPass(after);
+    r.rhi->endFrame(r.swapChain.get());
+
+    if (grab) {
+        m_grabRequested = false;
+        r.rhi->finish(); // completes the readback
+        QImage::Format f = readback.format == QRhiTexture::BGRA8 ? QImage::Format_ARGB32 : QImage::Format_RGBA8888;
+        QImage img(reinterpret_cast<const uchar*>(readback.data.constData()), readback.pixelSize.width(),
+                   readback.pixelSize.height(), f);
+        m_grabbed = r.rhi->isYUpInFramebuffer() ? img.mirrored() : img.copy();
+        m_grabbed = m_grabbed.convertToFormat(QImage::Format_RGB32);
+    }
+    ++m_frames;
+    emit frameRendered(double(timer.nsecsElapsed()) / 1e6);
+    if (r.deformer->isDirty())
+        requestUpdate();
+}
+
+QImage Viewport::grabImage(QString* error)
+{
+    if (!isReady() || !isExposed()) {
+        if (error)
+            *error = tr("the viewport is not on screen");
+        return {};
+    }
+    m_grabRequested = true;
+    m_grabbed = QImage();
+    render();
+    if (m_grabbed.isNull() && error)
+        *error = tr("the swapchain image could not be read back");
+    return m_grabbed;
+}
+
+bool Viewport::rayAt(QPointF pos, glm::vec3& origin, glm::vec3& dir) const
+{
+    ViewRect rects[4];
+    const int views = viewRects(m_settings.view, size(), rects);
+    for (int v = 0; v < views; ++v) {
+        const ViewRect& vr = rects[v];
+        if (pos.x() >= vr.x && pos.x() < vr.x + vr.w && pos.y() >= vr.y && pos.y() < vr.y + vr.h) {
+            m_camera.ray(float(pos.x() - vr.x), float(pos.y() - vr.y), float(vr.w), float(vr.h), origin, dir);
+            return true;
+        }
+    }
+    return false;
+}
+
+float Viewport::pixelAngle() const
+{
+    ViewRect rects[4];
+    viewRects(m_settings.view, size(), rects);
+    return m_camera.fovYDeg * 0.017453292519943295f / float(std::max(rects[0].h, 1));
+}
+
+void Viewport::mousePressEvent(QMouseEvent* e)
+{
+    m_pressPos = m_lastPos = e->position();
+    m_moved = false;
+    const bool alt = e->modifiers() & Qt::AltModifier;
+    const bool shift = e->modifiers() & Qt::ShiftModifier;
+    if (e->button() == Qt::LeftButton)
+        m_drag = shift ? Drag::Pan : Drag::Orbit;
+    else if (e->button() == Qt::MiddleButton)
+        m_drag = Drag::Pan;
+    else if (e->button() == Qt::RightButton)
+        m_drag = Drag::Dolly;
+    Q_UNUSED(alt); // Maya's Alt+button and plain buttons do the same here
+}
+
+void Viewport::mouseMoveEvent(QMouseEvent* e)
+{
+    if (m_drag == Drag::None)
+        return;
+    const QPointF d = e->position() - m_lastPos;
+    m_lastPos = e->position();
+    if ((e->position() - m_pressPos).manhattanLength() > 3.0)
+        m_moved = true;
+    if (!m_moved)
+        return;
+    switch (m_drag) {
+    case Drag::Orbit:
+        m_camera.orbit(float(d.x()), float(d.y()));
+        break;
+    case Drag::Pan:
+        m_camera.pan(float(d.x()), float(d.y()), float(height()));
+        break;
+    case Drag::Dolly:
+        m_camera.dolly(float(d.x() - d.y()) * 0.01f);
+        break;
+    case Drag::None:
+        break;
+    }
+    requestRender();
+}
+
+void Viewport::mouseReleaseEvent(QMouseEvent* e)
+{
+    if (e->button() == Qt::LeftButton && m_drag == Drag::Orbit && !m_moved)
+        emit pickRequested(e->position());
+    m_drag = Drag::None;
+}
+
+void Viewport::wheelEvent(QWheelEvent* e)
+{
+    m_camera.dolly(float(e->angleDelta().y()) / 120.0f * 0.15f);
+    requestRender();
+}
+
+void Viewport::keyPressEvent(QKeyEvent* e)
+{
+    if (e->key() == Qt::Key_F) {
+        frameAll();
+        return;
+    }
+    if (e->key() == Qt::Key_Home) {
+        resetCamera();
+        return;
+    }
+    QWindow::keyPressEvent(e);
+}
+
+} // namespace viewer

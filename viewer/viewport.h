@@ -1,0 +1,110 @@
+// The 3D viewport: a QWindow that owns a QRhi (Vulkan, or OpenGL as the fallback) and its swapchain, embedded in the
+// main window with QWidget::createWindowContainer. It renders on demand: setters mark dirty flags and request an
+// update; render() consumes them. Deformation runs on the GPU (GpuDeformer); this class draws its buffers.
+#pragma once
+
+#include <QImage>
+#include <QWindow>
+
+#include <memory>
+
+#include <glm/glm.hpp>
+
+#include "camera.h"
+#include "rig/deform.h"
+#include "rig/model.h"
+#include "rig/pose.h"
+#include "view_settings.h"
+
+class QRhi;
+class QVulkanInstance;
+class QOffscreenSurface;
+
+namespace viewer {
+
+class Viewport : public QWindow {
+    Q_OBJECT
+public:
+    enum class Api { Vulkan, OpenGL };
+
+    /// Vulkan is tried first when asked for; if no Vulkan instance can be created, OpenGL is used.
+    explicit Viewport(Api preferred);
+    ~Viewport() override;
+
+    void setRig(std::shared_ptr<const rig::Rig> rig, std::shared_ptr<const rig::RigRuntime> runtime);
+    void setPose(const rig::ResolvedPose& pose);
+    void setSettings(const ViewSettings& settings);
+    void setSelectedVertex(int globalVertex);
+    /// Bounds used by frameAll() (the document's CPU evaluation provides them).
+    void setFrameBounds(const glm::vec3& lo, const glm::vec3& hi);
+
+    void resetCamera();
+    void frameAll();
+    OrbitCamera& camera() { return m_camera; }
+
+    /// Renders a frame now and returns the swapchain's pixels (exactly what the viewport shows).
+    QImage grabImage(QString* error = nullptr);
+    /// The world-space ray through a point of the window (logical pixels). False before the first frame.
+    bool rayAt(QPointF pos, glm::vec3& origin, glm::vec3& dir) const;
+    /// The angle one logical pixel subtends at the centre of the view, in radians.
+    float pixelAngle() const;
+
+    QString backendName() const;
+    Api api() const { return m_api; }
+    bool isReady() const;
+    int framesRendered() const { return m_frames; }
+
+signals:
+    void pickRequested(QPointF pos);
+    void frameRendered(double milliseconds);
+    void initFailed(const QString& message);
+
+protected:
+    void exposeEvent(QExposeEvent*) override;
+    bool event(QEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void wheelEvent(QWheelEvent* e) override;
+    void keyPressEvent(QKeyEvent* e) override;
+
+private:
+    struct Resources;
+    void init();
+    void releaseResources();
+    void resizeSwapChain();
+    void render();
+    void requestRender();
+
+    Api m_api;
+    // Destroyed after the QRhi (declared before it): QRhi needs its instance / fallback surface until it is gone.
+    std::unique_ptr<QVulkanInstance> m_vulkan;
+    std::unique_ptr<QOffscreenSurface> m_fallbackSurface;
+    std::unique_ptr<Resources> m_res;
+
+    std::shared_ptr<const rig::Rig> m_rig;
+    std::shared_ptr<const rig::RigRuntime> m_runtime;
+    rig::ResolvedPose m_pose;
+    ViewSettings m_settings;
+    int m_selected = -1;
+    glm::vec3 m_boundsMin{-1.0f}, m_boundsMax{1.0f};
+    OrbitCamera m_camera;
+
+    // Dirty flags, consumed by render().
+    bool m_rigDirty = false;
+    bool m_poseDirty = false;
+    bool m_settingsDirty = false;
+    bool m_initFailed = false;
+    bool m_grabRequested = false;
+    QImage m_grabbed;
+    QString m_grabError;
+    int m_frames = 0;
+
+    // Mouse interaction.
+    enum class Drag { None, Orbit, Pan, Dolly };
+    Drag m_drag = Drag::None;
+    QPointF m_pressPos, m_lastPos;
+    bool m_moved = false;
+};
+
+} // namespace viewer
