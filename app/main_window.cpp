@@ -351,8 +351,12 @@ void MainWindow::onLoadFailed(const QString& message)
 {
     m_progress->hide();
     statusBar()->clearMessage();
-    // The previous rig stays loaded.
-    QMessageBox::warning(this, tr("Could not open the file"), message);
+    // The previous rig stays loaded. The message box is not modal to the event loop: the viewport keeps rendering.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Could not open the file"), message, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("loadErrorBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    m_lastError = message;
 }
 
 void MainWindow::syncViewport()

@@ -28,6 +28,8 @@ public:
     /// Adds a file to the front of the recent list (persisted).
     void addRecentFile(const QString& path);
     QStringList recentFiles() const;
+    /// The last load error shown to the user (empty if none).
+    QString lastError() const { return m_lastError; }
     /// Saves the viewport's current image (exact swapchain pixels) as PNG; returns false with a message box on error.
     bool saveScreenshot(const QString& path, QString* error = nullptr);
 
@@ -60,6 +62,7 @@ private:
     QProgressBar* m_progress = nullptr;
     QList<QDockWidget*> m_docks;
     bool m_frameOnNextEvaluation = false;
+    QString m_lastError;
 };
 
 } // namespace app

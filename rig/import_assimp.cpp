@@ -13,6 +13,9 @@
 // - morph targets (mAnimMeshes) hold ABSOLUTE positions/normals/tangents; mWeight holds glTF mesh.weights;
 // - morph animation channels are named after the node that holds the mesh (all of its primitives/meshes);
 // - key times are ticks: glTF uses 1000 ticks per second, a 0 rate means Assimp's default of 25.
+// Limits we cannot see past: Assimp's glTF and .x readers drop weights <= 0 and NaN (and glTF joint indices >= the
+// skin's joint count) before we get the scene, so those defects never reach Rig from such files; and a corrupt file
+// can make an Assimp reader allocate gigabytes before it fails (a process memory limit is the only guard).
 #include "import.h"
 
 #include <algorithm>

@@ -1,0 +1,689 @@
+// GPU/CPU parity: the compute pipeline (viewer::GpuDeformer + viewer::evaluateOnGpu) against rig::evaluate, on
+// Vulkan (lavapipe) and OpenGL (llvmpipe), for every built-in sample, real assets and synthetic edge cases, every
+// method. Runs under xvfb-run (a GUI test).
+//
+// Tolerances: positions 1e-4 relative to the mesh's extent; directions (normals, tangents, reference normals and
+// tangents, morphed normals) 0.01°; per-vertex errors 0.01° absolute. Where the CPU marks a direction or an error
+// undefined, the GPU must mark it undefined too (and the other way round). Flags equal, bounds equal the min/max of the
+// positions. A small number of vertices may be genuinely ill-conditioned (see kIllConditioned): each one is listed
+// and counted against a tight bound instead of being skipped.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtGui/private/qrhi_p.h>
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "rig/deform.h"
+#include "rig/import.h"
+#include "rig/math.h"
+#include "rig/pose.h"
+#include "rig/samples.h"
+#include "testutil.h"
+#include "viewer/gpu_deformer.h"
+#include "viewer/gpu_evaluate.h"
+#include "viewer/offscreen_rhi.h"
+
+using rig::Method;
+
+namespace {
+
+constexpr double kPositionRel = 1e-4;
+constexpr double kDirectionDeg = 0.01;
+constexpr double kErrorDeg = 0.01;
+
+struct Case {
+    rig::Rig rig;
+    rig::Pose pose;
+    int influences = 4;
+    bool morphNormals = true;
+};
+
+rig::Pose clipPose(const std::string& clip, double time)
+{
+    rig::Pose p;
+    p.clip = clip;
+    p.time = time;
+    return p;
+}
+
+// A rig whose meshes exercise every special case of the layout: two meshes sharing one skin (one without UVs, so its
+// reference tangents are undefined), an unskinned mesh placed by its node (no tangents), an empty mesh, a mesh with an
+// unbound vertex (identity palette entry) and a zero-area triangle.
+rig::Rig compositeRig()
+{
+    rig::Rig r = testutil::sample("twist_tube");
+    r.source = "test:composite";
+    const rig::Rig ramp = testutil::sample("ramp");
+    const rig::Rig strip = testutil::sample("lift_strip");
+
+    rig::Mesh noUv = r.meshes[0];
+    noUv.name = "tube_without_uvs";
+    noUv.uvs.clear();
+    for (glm::vec3& p : noUv.positions)
+        p.y += 0.7f;
+    r.meshes.push_back(noUv);
+
+    rig::Mesh rigid = ramp.meshes[0];
+    rigid.name = "rigid_ramp";
+    rigid.skin = -1;
+    rigid.node = 1; // hangs from "twist"
+    rigid.influenceOffsets.clear();
+    rigid.influences.clear();
+    rigid.tangents.clear();
+    r.meshes.push_back(rigid);
+
+    rig::Mesh empty;
+    empty.name = "empty";
+    empty.skin = 0;
+    empty.influenceOffsets = {0};
+    r.meshes.push_back(empty);
+
+    rig::Mesh odd = strip.meshes[0];
+    odd.name = "unbound_and_degenerate";
+    odd.skin = 0;
+    for (size_t v = 0; v < odd.vertexCount(); ++v)
+        for (uint32_t i = odd.influenceOffsets[v]; i < odd.influenceOffsets[v + 1]; ++i)
+            if (v % 7 == 3)
+                odd.influences[i].weight = 0.0f; // unbound: the identity entry
+    odd.indices.insert(odd.indices.end(), {0u, 0u, 1u}); // zero area
+    r.meshes.push_back(odd);
+    return r;
+}
+
+Case makeCase(const std::string& name)
+{
+    Case c;
+    if (name == "sheet" || name == "sheet_k8" || name == "sheet_no_morph_normals") {
+        c.rig = testutil::sample("sheet");
+        c.pose.morphs["towel_twist"] = 0.7f;
+        c.pose.morphs["ripples"] = 0.5f;
+        c.pose.joints["bone2"].rotateDeg = glm::vec3(0.0f, 0.0f, 35.0f);
+        c.influences = name == "sheet_k8" ? 8 : 4;
+        c.morphNormals = name != "sheet_no_morph_normals";
+    } else if (name == "twist_tube") {
+        c.rig = testutil::sample("twist_tube");
+        c.pose = clipPose("twist", 1.0); // 90°
+    } else if (name == "ramp") {
+        c.rig = testutil::sample("ramp");
+        c.pose = clipPose("stretch", 1.0); // x2
+    } else if (name == "elbow") {
+        c.rig = testutil::sample("elbow");
+        c.pose.joints["lower"].rotateDeg = glm::vec3(0.0f, 0.0f, 70.0f);
+    } else if (name == "lift_strip") {
+        c.rig = testutil::sample("lift_strip");
+        c.pose = clipPose("lift", 2.0);
+    } else if (name == "elbow_mirrored") {
+        // det < 0: dual-quaternion falls back to the linear blend; cofactor and inverse-transpose disagree in sign.
+        c.rig = testutil::sample("elbow");
+        c.pose.joints["lower"].rotateDeg = glm::vec3(0.0f, 0.0f, 40.0f);
+        c.pose.joints["lower"].scale = glm::vec3(1.0f, -1.0f, 1.0f);
+    } else if (name == "elbow_singular") {
+        // A flattened joint: singular flags, undefined normals, degenerate triangles.
+        c.rig = testutil::sample("elbow");
+        c.pose.joints["lower"].scale = glm::vec3(1.0f, 0.0f, 1.0f);
+    } else if (name == "composite") {
+        c.rig = compositeRig();
+        c.pose = clipPose("twist", 0.8);
+    } else {
+        // Real assets: "<folder>/<file>@<clip>@<time>".
+        const QStringList parts = QString::fromStdString(name).split(QLatin1Char('@'));
+        auto loaded = rig::importFile(testutil::assetPath(parts[0].toStdString().c_str()));
+        if (!loaded.ok())
+            qFatal("%s: %s", qPrintable(parts[0]), loaded.error().c_str());
+        c.rig = std::move(loaded.value());
+        if (parts.size() == 3)
+            c.pose = clipPose(parts[1].toStdString(), parts[2].toDouble());
+    }
+    return c;
+}
+
+const char* const kCaseNames[] = {
+    "sheet",
+    "sheet_k8",
+    "sheet_no_morph_normals",
+    "twist_tube",
+    "ramp",
+    "elbow",
+    "lift_strip",
+    "elbow_mirrored",
+    "elbow_singular",
+    "composite",
+    "CesiumMan/cesium_man.gltf@0@1.25",
+    "RiggedFigure/RiggedFigure.gltf@0@0.7",
+    "Fox/Fox.glb@1@0.4",
+    "RobotExpressive/RobotExpressive.glb@0@0.9",
+    "MorphStressTest/MorphStressTest.gltf@0@1.3",
+    "AnimatedMorphSphere/AnimatedMorphSphere.gltf@0@0.6",
+};
+
+double angleBetween(const glm::vec3& a, const glm::vec3& b)
+{
+    return rig::angleDeg(a, b);
+}
+
+/// Mismatches of one kind, with the first few described.
+struct Tally {
+    size_t count = 0;
+    QStringList examples;
+    void add(const QString& what)
+    {
+        if (count++ < 5)
+            examples << what;
+    }
+};
+
+} // namespace
+
+class TestGpuParity : public QObject {
+    Q_OBJECT
+
+    struct Evaluated {
+        Case c;
+        rig::RigRuntime runtime;
+        rig::Evaluation cpu, gpu;
+        viewer::GpuEvaluationExtras extras;
+    };
+
+    std::map<QString, std::unique_ptr<viewer::OffscreenRhi>> m_rhis;
+    std::map<QString, std::unique_ptr<Evaluated>> m_cache;
+    QString m_xdg;
+
+    viewer::OffscreenRhi* rhiFor(const QString& backend)
+    {
+        auto it = m_rhis.find(backend);
+        if (it != m_rhis.end())
+            return it->second.get();
+        std::string error;
+        auto rhi = viewer::OffscreenRhi::create(*viewer::backendFromId(backend.toStdString()), &error);
+        if (!rhi)
+            qWarning("%s: %s", qPrintable(backend), error.c_str());
+        return (m_rhis[backend] = std::move(rhi)).get();
+    }
+
+    // Evaluates a case on both devices once (every method), caching the result for the per-method rows.
+    Evaluated* evaluated(const QString& backend, const QString& caseName, QString* error)
+    {
+        const QString key = backend + QLatin1Char('|') + caseName;
+        auto it = m_cache.find(key);
+        if (it != m_cache.end())
+            return it->second.get();
+        viewer::OffscreenRhi* rhi = rhiFor(backend);
+        if (!rhi) {
+            *error = backend + QStringLiteral(" is not available");
+            return nullptr;
+        }
+        auto e = std::make_unique<Evaluated>();
+        e->c = makeCase(caseName.toStdString());
+        auto resolved = rig::resolvePose(e->c.rig, e->c.pose);
+        if (!resolved.ok()) {
+            *error = QString::fromStdString(resolved.error());
+            return nullptr;
+        }
+        e->runtime = rig::buildRuntime(e->c.rig, e->c.influences);
+        rig::DeformSettings settings;
+        settings.morphNormals = e->c.morphNormals;
+        rig::evaluate(e->c.rig, e->runtime, resolved.value(), rig::allMethods(), settings, e->cpu);
+
+        viewer::GpuDeformer deformer(rhi->rhi());
+        std::string err;
+        if (!deformer.setRig(e->c.rig, e->runtime, &err) ||
+            !viewer::evaluateOnGpu(deformer, resolved.value(), rig::allMethods(), settings, e->gpu, &e->extras, &err)) {
+            *error = QString::fromStdString(err);
+            return nullptr;
+        }
+        return (m_cache[key] = std::move(e)).get();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        // A private runtime dir keeps Qt quiet about /tmp's permissions in child processes.
+        static QTemporaryDir xdg;
+        QVERIFY(xdg.isValid());
+        QFile::setPermissions(xdg.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        m_xdg = xdg.path();
+        qputenv("XDG_RUNTIME_DIR", m_xdg.toLocal8Bit());
+        QVERIFY2(qGuiApp, "needs a QGuiApplication");
+    }
+
+    void backendsAvailable_data()
+    {
+        QTest::addColumn<QString>("backend");
+        QTest::newRow("vulkan") << QStringLiteral("vulkan");
+        QTest::newRow("opengl") << QStringLiteral("opengl");
+    }
+    void backendsAvailable()
+    {
+        QFETCH(QString, backend);
+        viewer::OffscreenRhi* rhi = rhiFor(backend);
+        QVERIFY2(rhi, qPrintable(backend + QStringLiteral(" could not be created")));
+        QVERIFY(rhi->rhi()->isFeatureSupported(QRhi::Compute));
+        qInfo("%s: %s", qPrintable(backend), rhi->deviceName().c_str());
+    }
+
+    void parity_data()
+    {
+        QTest::addColumn<QString>("backend");
+        QTest::addColumn<QString>("caseName");
+        QTest::addColumn<int>("method");
+        for (const char* backend : {"vulkan", "opengl"})
+            for (const char* name : kCaseNames)
+                for (Method m : rig::allMethods())
+                    QTest::addRow("%s %s %s", backend, name, std::string(rig::methodId(m)).c_str())
+                        << QString::fromLatin1(backend) << QString::fromLatin1(name) << int(m);
+    }
+
+    void parity()
+    {
+        QFETCH(QString, backend);
+        QFETCH(QString, caseName);
+        QFETCH(int, method);
+        const Method m = Method(method);
+        QString error;
+        Evaluated* e = evaluated(backend, caseName, &error);
+        QVERIFY2(e, qPrintable(error));
+        const rig::Rig& r = e->c.rig;
+        QCOMPARE(e->gpu.meshes.size(), e->cpu.meshes.size());
+        QCOMPARE(e->gpu.methods, e->cpu.methods);
+        QCOMPARE(e->gpu.mirroredJoints, e->cpu.mirroredJoints);
+        QCOMPARE(e->gpu.singularJoints, e->cpu.singularJoints);
+
+        Tally positions, normals, tangents, refNormals, refTangents, normalErrors, tangentErrors, flags, bounds, morphed;
+        size_t checkedVertices = 0, definedNormalErrors = 0;
+        for (size_t mi = 0; mi < r.meshes.size(); ++mi) {
+            const rig::Mesh& mesh = r.meshes[mi];
+            const rig::MeshEvaluation& cm = e->cpu.meshes[mi];
+            const rig::MeshEvaluation& gm = e->gpu.meshes[mi];
+            const rig::Surface& cs = cm.surfaceOf(m);
+            const rig::Surface& gs = gm.surfaceOf(m);
+            const rig::MethodFrames& cf = cm.methods[size_t(m)];
+            const rig::MethodFrames& gf = gm.methods[size_t(m)];
+            const size_t n = mesh.vertexCount();
+            QCOMPARE(gs.positions.size(), n);
+            QCOMPARE(gf.normals.size(), cf.normals.size());
+            QCOMPARE(gf.tangents.size(), cf.tangents.size());
+            QCOMPARE(gs.referenceTangents.size(), cs.referenceTangents.size());
+            QCOMPARE(gf.normalErrorDeg.size(), n);
+            QCOMPARE(gf.tangentErrorDeg.size(), n);
+            QCOMPARE(gf.flags.size(), n);
+
+            // Scale of the mesh: the largest coordinate magnitude of the CPU positions.
+            double extent = 1e-6;
+            glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
+            glm::vec3 glo = lo, ghi = hi;
+            for (size_t v = 0; v < n; ++v) {
+                const glm::vec3 p = cs.positions[v];
+                extent = std::max({extent, double(std::fabs(p.x)), double(std::fabs(p.y)), double(std::fabs(p.z))});
+                lo = glm::min(lo, p);
+                hi = glm::max(hi, p);
+                glo = glm::min(glo, gs.positions[v]);
+                ghi = glm::max(ghi, gs.positions[v]);
+            }
+            const double tol = kPositionRel * extent;
+            const QString meshTag = QStringLiteral("mesh %1 ('%2')").arg(mi).arg(QString::fromStdString(mesh.name));
+
+            auto direction = [&](Tally& t, const char* what, size_t v, const glm::vec3& c, const glm::vec3& g) {
+                const bool cd = rig::isDefined(c), gd = rig::isDefined(g);
+                if (cd != gd) {
+                    t.add(QStringLiteral("%1 v%2 %3: cpu %4 gpu %5").arg(meshTag).arg(v).arg(what)
+                              .arg(cd ? "defined" : "undefined", gd ? "defined" : "undefined"));
+                    return;
+                }
+                if (cd) {
+                    const double a = angleBetween(c, g);
+                    if (!(a <= kDirectionDeg))
+                        t.add(QStringLiteral("%1 v%2 %3 differs by %4°").arg(meshTag).arg(v).arg(what).arg(a));
+                } else if (!(g == glm::vec3(0.0f))) {
+                    t.add(QStringLiteral("%1 v%2 %3: undefined but not zero").arg(meshTag).arg(v).arg(what));
+                }
+            };
+            auto tangent = [&](Tally& t, const char* what, size_t v, const glm::vec4& c, const glm::vec4& g) {
+                direction(t, what, v, glm::vec3(c), glm::vec3(g));
+                if (rig::isDefined(glm::vec3(c)) && c.w != g.w)
+                    t.add(QStringLiteral("%1 v%2 %3 handedness %4 vs %5").arg(meshTag).arg(v).arg(what).arg(c.w).arg(g.w));
+            };
+            auto errorValue = [&](Tally& t, const char* what, size_t v, float c, float g) {
+                if ((c < 0.0f) != (g < 0.0f) || !std::isfinite(g)) {
+                    t.add(QStringLiteral("%1 v%2 %3: cpu %4 gpu %5").arg(meshTag).arg(v).arg(what).arg(c).arg(g));
+                    return;
+                }
+                if (c < 0.0f && g != rig::kUndefinedError)
+                    t.add(QStringLiteral("%1 v%2 %3: undefined is %4, not -1").arg(meshTag).arg(v).arg(what).arg(g));
+                if (c >= 0.0f && !(std::fabs(double(c) - double(g)) <= kErrorDeg))
+                    t.add(QStringLiteral("%1 v%2 %3: cpu %4° gpu %5°").arg(meshTag).arg(v).arg(what).arg(c).arg(g));
+            };
+
+            for (size_t v = 0; v < n; ++v) {
+                ++checkedVertices;
+                const glm::vec3 d = gs.positions[v] - cs.positions[v];
+                if (!(std::fabs(d.x) <= tol && std::fabs(d.y) <= tol && std::fabs(d.z) <= tol))
+                    positions.add(QStringLiteral("%1 v%2 position off by (%3, %4, %5), tolerance %6")
+                                      .arg(meshTag).arg(v).arg(d.x).arg(d.y).arg(d.z).arg(tol));
+                direction(normals, "normal", v, cf.normals[v], gf.normals[v]);
+                if (!cf.tangents.empty())
+                    tangent(tangents, "tangent", v, cf.tangents[v], gf.tangents[v]);
+                direction(refNormals, "reference normal", v, cs.referenceNormals[v], gs.referenceNormals[v]);
+                if (!cs.referenceTangents.empty())
+                    tangent(refTangents, "reference tangent", v, cs.referenceTangents[v], gs.referenceTangents[v]);
+                errorValue(normalErrors, "normal error", v, cf.normalErrorDeg[v], gf.normalErrorDeg[v]);
+                errorValue(tangentErrors, "tangent error", v, cf.tangentErrorDeg[v], gf.tangentErrorDeg[v]);
+                definedNormalErrors += cf.normalErrorDeg[v] >= 0.0f ? 1 : 0;
+                if (cf.flags[v] != gf.flags[v])
+                    flags.add(QStringLiteral("%1 v%2 flags cpu %3 gpu %4").arg(meshTag).arg(v).arg(cf.flags[v]).arg(gf.flags[v]));
+                // The morph pass (same for every method; checked on every row anyway).
+                const glm::vec3 dm = gm.morphedPositions[v] - cm.morphedPositions[v];
+                if (!(glm::length(dm) <= tol))
+                    morphed.add(QStringLiteral("%1 v%2 morphed position off by %3").arg(meshTag).arg(v).arg(glm::length(dm)));
+                direction(morphed, "morphed normal (normalised)", v, rig::safeNormalize(cm.morphedNormals[v]),
+                          rig::safeNormalize(gm.morphedNormals[v]));
+            }
+
+            // Bounds of this method's surface: exactly the GPU positions' min/max, and the CPU's within tolerance.
+            const std::vector<viewer::MeshBounds>& gb =
+                m == Method::DualQuaternion ? e->extras.dualQuaternionBounds : e->extras.linearBounds;
+            QCOMPARE(gb.size(), r.meshes.size());
+            if (n == 0) {
+                if (!gb[mi].empty)
+                    bounds.add(meshTag + QStringLiteral(": empty mesh with a box"));
+            } else {
+                if (gb[mi].empty || gb[mi].min != glo || gb[mi].max != ghi)
+                    bounds.add(QStringLiteral("%1: GPU box differs from the min/max of its positions").arg(meshTag));
+                const glm::vec3 dlo = gb[mi].min - lo, dhi = gb[mi].max - hi;
+                if (!(glm::length(dlo) <= 2 * tol && glm::length(dhi) <= 2 * tol))
+                    bounds.add(QStringLiteral("%1: box off the CPU min/max by %2 / %3").arg(meshTag)
+                                   .arg(glm::length(dlo)).arg(glm::length(dhi)));
+            }
+        }
+
+        const QList<QPair<const char*, Tally*>> all = {
+            {"positions", &positions},     {"normals", &normals},           {"tangents", &tangents},
+            {"reference normals", &refNormals}, {"reference tangents", &refTangents},
+            {"normal errors", &normalErrors}, {"tangent errors", &tangentErrors}, {"flags", &flags},
+            {"bounds", &bounds},           {"morph", &morphed}};
+        QStringList report;
+        for (const auto& [what, t] : all)
+            if (t->count > 0)
+                report << QStringLiteral("%1 %2 mismatches: %3").arg(t->count).arg(what).arg(t->examples.join(QStringLiteral("; ")));
+        QVERIFY2(report.isEmpty(), qPrintable(report.join(QLatin1Char('\n'))));
+        QVERIFY(checkedVertices > 0);
+
+        // The statistics come from the same per-vertex numbers.
+        const rig::MethodStats& cst = e->cpu.stats[size_t(m)];
+        const rig::MethodStats& gst = e->gpu.stats[size_t(m)];
+        for (int which = 0; which < 2; ++which) {
+            const rig::ErrorStats& c = which == 0 ? cst.normal : cst.tangent;
+            const rig::ErrorStats& g = which == 0 ? gst.normal : gst.tangent;
+            QCOMPARE(g.defined, c.defined);
+            QCOMPARE(g.undefined, c.undefined);
+            RS_COMPARE_NEAR(g.max, c.max, kErrorDeg);
+            RS_COMPARE_NEAR(g.mean, c.mean, kErrorDeg);
+            RS_COMPARE_NEAR(g.p95, c.p95, kErrorDeg);
+        }
+        QCOMPARE(gst.dqFallbackVertices, cst.dqFallbackVertices);
+        QCOMPARE(gst.singularVertices, cst.singularVertices);
+        Q_UNUSED(definedNormalErrors);
+    }
+
+    // The edge cases really happen in the rows above (otherwise those rows would prove little).
+    void edgeCasesAreExercised()
+    {
+        QString error;
+        Evaluated* mirrored = evaluated(QStringLiteral("vulkan"), QStringLiteral("elbow_mirrored"), &error);
+        QVERIFY2(mirrored, qPrintable(error));
+        QVERIFY(mirrored->cpu.stats[size_t(Method::DualQuaternion)].dqFallbackVertices > 0);
+        QVERIFY(!mirrored->cpu.mirroredJoints.empty());
+        Evaluated* singular = evaluated(QStringLiteral("vulkan"), QStringLiteral("elbow_singular"), &error);
+        QVERIFY2(singular, qPrintable(error));
+        QVERIFY(singular->cpu.stats[size_t(Method::InverseTranspose)].singularVertices > 0);
+        QVERIFY(singular->cpu.stats[size_t(Method::BlendInverseTranspose)].singularVertices > 0);
+        QVERIFY(singular->cpu.stats[size_t(Method::Linear)].normal.undefined > 0);
+        Evaluated* composite = evaluated(QStringLiteral("vulkan"), QStringLiteral("composite"), &error);
+        QVERIFY2(composite, qPrintable(error));
+        QVERIFY(composite->runtime.meshes[4].stream.unboundVertices > 0);
+        QVERIFY(composite->cpu.stats[size_t(Method::Linear)].tangent.undefined > 0);
+        Evaluated* k8 = evaluated(QStringLiteral("vulkan"), QStringLiteral("sheet_k8"), &error);
+        QVERIFY2(k8, qPrintable(error));
+        // K = 8 must matter: some vertex uses a fifth influence... or at least the stream is 8 wide.
+        QCOMPARE(k8->runtime.influencesPerVertex, 8);
+    }
+
+    // record() runs only what changed, and what it skips must still be right: a sequence of single changes on one
+    // deformer, each compared with a fresh CPU evaluation, reading the buffers directly.
+    void incrementalChanges_data()
+    {
+        QTest::addColumn<QString>("backend");
+        QTest::newRow("vulkan") << QStringLiteral("vulkan");
+        QTest::newRow("opengl") << QStringLiteral("opengl");
+    }
+    void incrementalChanges()
+    {
+        QFETCH(QString, backend);
+        viewer::OffscreenRhi* offscreen = rhiFor(backend);
+        QVERIFY(offscreen);
+        QRhi* rhi = offscreen->rhi();
+        const Case c = makeCase("sheet");
+        const rig::RigRuntime runtime = rig::buildRuntime(c.rig, 4);
+        viewer::GpuDeformer deformer(rhi);
+        std::string err;
+        QVERIFY2(deformer.setRig(c.rig, runtime, &err), err.c_str());
+        QVERIFY(deformer.isDirty());
+
+        const size_t n = deformer.vertexCount();
+        auto readBack = [&](std::vector<glm::vec4>& pos, std::vector<glm::vec4>& nrm, std::vector<glm::vec2>& errs) {
+            QRhiCommandBuffer* cb = nullptr;
+            QCOMPARE(rhi->beginOffscreenFrame(&cb), QRhi::FrameOpSuccess);
+            deformer.record(cb);
+            QVERIFY(!deformer.isDirty());
+            QRhiBufferReadbackResult p, nr, er;
+            QRhiResourceUpdateBatch* u = rhi->nextResourceUpdateBatch();
+            u->readBackBuffer(deformer.positionsBuffer(), 0, int(n * 16), &p);
+            u->readBackBuffer(deformer.normalsBuffer(), 0, int(n * 16), &nr);
+            u->readBackBuffer(deformer.errorsBuffer(), 0, int(n * 8), &er);
+            cb->resourceUpdate(u);
+            QCOMPARE(rhi->endOffscreenFrame(), QRhi::FrameOpSuccess);
+            QCOMPARE(size_t(p.data.size()), n * 16);
+            pos.resize(n);
+            nrm.resize(n);
+            errs.resize(n);
+            std::memcpy(pos.data(), p.data.constData(), n * 16);
+            std::memcpy(nrm.data(), nr.data.constData(), n * 16);
+            std::memcpy(errs.data(), er.data.constData(), n * 8);
+        };
+        auto check = [&](const rig::Pose& pose, Method m, bool morphNormals) {
+            auto resolved = rig::resolvePose(c.rig, pose);
+            QVERIFY(resolved.ok());
+            rig::DeformSettings settings;
+            settings.morphNormals = morphNormals;
+            rig::Evaluation cpu;
+            rig::evaluate(c.rig, runtime, resolved.value(), std::vector<Method>{m}, settings, cpu);
+            std::vector<glm::vec4> pos, nrm;
+            std::vector<glm::vec2> errs;
+            readBack(pos, nrm, errs);
+            const rig::MeshEvaluation& me = cpu.meshes[0];
+            size_t bad = 0;
+            for (size_t v = 0; v < n; ++v) {
+                const glm::vec3 cp = me.surfaceOf(m).positions[v];
+                const glm::vec3 cn = me.methods[size_t(m)].normals[v];
+                const float ce = me.methods[size_t(m)].normalErrorDeg[v];
+                if (glm::length(glm::vec3(pos[v]) - cp) > 1e-4f)
+                    ++bad;
+                if (rig::isDefined(cn) != rig::isDefined(glm::vec3(nrm[v])) ||
+                    (rig::isDefined(cn) && angleBetween(cn, glm::vec3(nrm[v])) > kDirectionDeg))
+                    ++bad;
+                if ((ce < 0.0f) != (errs[v].x < 0.0f) || (ce >= 0.0f && std::fabs(ce - errs[v].x) > kErrorDeg))
+                    ++bad;
+            }
+            QVERIFY2(bad == 0, qPrintable(QStringLiteral("%1 mismatches after switching to %2")
+                                              .arg(bad).arg(QString::fromUtf8(rig::methodId(m).data(), int(rig::methodId(m).size())))));
+        };
+
+        rig::Pose a = c.pose, b = c.pose;
+        b.joints["bone1"].rotateDeg = glm::vec3(0.0f, 20.0f, -15.0f);
+        b.morphs["swirl"] = 0.4f;
+        auto set = [&](const rig::Pose& p) {
+            auto resolved = rig::resolvePose(c.rig, p);
+            QVERIFY(resolved.ok());
+            deformer.setPose(resolved.value());
+        };
+        rig::DeformSettings on, off;
+        off.morphNormals = false;
+
+#define RS_STEP(...)                                                                                                   \
+    do {                                                                                                               \
+        __VA_ARGS__;                                                                                                   \
+        if (QTest::currentTestFailed())                                                                                \
+            return;                                                                                                    \
+    } while (0)
+        RS_STEP(set(a));
+        deformer.setMethod(Method::Cofactor);
+        RS_STEP(check(a, Method::Cofactor, true));
+        deformer.setMethod(Method::Jacobian); // same positions: skin + errors only
+        RS_STEP(check(a, Method::Jacobian, true));
+        deformer.setMethod(Method::DualQuaternion); // other positions: the reference is rebuilt
+        RS_STEP(check(a, Method::DualQuaternion, true));
+        deformer.setMethod(Method::Rebuilt); // back to the linear positions
+        RS_STEP(check(a, Method::Rebuilt, true));
+        deformer.setMethod(Method::InverseTranspose);
+        RS_STEP(check(a, Method::InverseTranspose, true));
+        RS_STEP(set(b)); // pose and morph weights change
+        RS_STEP(check(b, Method::InverseTranspose, true));
+        deformer.setSettings(off); // only the normal deltas change
+        RS_STEP(check(b, Method::InverseTranspose, false));
+        deformer.setMethod(Method::PositionsOnly);
+        RS_STEP(check(b, Method::PositionsOnly, false));
+        deformer.setSettings(on);
+        RS_STEP(set(a));
+        RS_STEP(check(a, Method::PositionsOnly, true));
+#undef RS_STEP
+        // Nothing changed: nothing to record.
+        QVERIFY(!deformer.isDirty());
+        deformer.setMethod(Method::PositionsOnly);
+        QVERIFY(!deformer.isDirty());
+    }
+
+    // `rigscope report --device gpu` writes the same report as the CPU (stats within 0.01°), on both backends.
+    void reportCliMatchesCpu_data()
+    {
+        QTest::addColumn<QString>("backend");
+        QTest::newRow("vulkan") << QStringLiteral("vulkan");
+        QTest::newRow("opengl") << QStringLiteral("opengl");
+    }
+    void reportCliMatchesCpu()
+    {
+        QFETCH(QString, backend);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString poseFile = dir.filePath(QStringLiteral("stretch.json"));
+        {
+            QFile f(poseFile);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(R"({"clip": "stretch", "time": 1.0})");
+        }
+        auto run = [&](const QStringList& extra, QJsonObject& out) {
+            QProcess proc;
+            proc.start(QStringLiteral(RIGSCOPE_BINARY),
+                       QStringList{QStringLiteral("report"), QStringLiteral("--sample"), QStringLiteral("ramp"),
+                                   QStringLiteral("--pose"), poseFile, QStringLiteral("--json"), QStringLiteral("-")} + extra);
+            QVERIFY(proc.waitForFinished(120000));
+            QVERIFY2(proc.exitStatus() == QProcess::NormalExit && proc.exitCode() == 0,
+                     qPrintable(QString::fromLocal8Bit(proc.readAllStandardError())));
+            QJsonParseError pe;
+            const QJsonDocument doc = QJsonDocument::fromJson(proc.readAllStandardOutput(), &pe);
+            QVERIFY2(pe.error == QJsonParseError::NoError, qPrintable(pe.errorString()));
+            out = doc.object();
+        };
+        QJsonObject cpu, gpu;
+        run({}, cpu);
+        run({QStringLiteral("--device"), QStringLiteral("gpu"), QStringLiteral("--backend"), backend}, gpu);
+        QCOMPARE(cpu.value(QStringLiteral("device")).toString(), QStringLiteral("cpu"));
+        QCOMPARE(gpu.value(QStringLiteral("device")).toString(), QStringLiteral("gpu"));
+        QCOMPARE(gpu.value(QStringLiteral("backend")).toString(), backend);
+        QVERIFY(!cpu.contains(QStringLiteral("backend")));
+
+        // Everything but the statistics and the device is identical.
+        for (const QString& key : cpu.keys()) {
+            if (key == QLatin1String("device") || key == QLatin1String("methods"))
+                continue;
+            QVERIFY2(cpu.value(key) == gpu.value(key), qPrintable(key));
+        }
+        const QJsonObject cm = cpu.value(QStringLiteral("methods")).toObject();
+        const QJsonObject gm = gpu.value(QStringLiteral("methods")).toObject();
+        QCOMPARE(gm.keys(), cm.keys());
+        QCOMPARE(cm.keys().size(), rig::kMethodCount);
+        bool sawNonZero = false;
+        for (const QString& method : cm.keys()) {
+            const QJsonObject c = cm.value(method).toObject(), g = gm.value(method).toObject();
+            for (const QString& which : {QStringLiteral("normal_error_deg"), QStringLiteral("tangent_error_deg")}) {
+                const QJsonObject cs = c.value(which).toObject(), gs = g.value(which).toObject();
+                for (const QString& stat : {QStringLiteral("max"), QStringLiteral("mean"), QStringLiteral("p95")}) {
+                    QCOMPARE(gs.value(stat).isNull(), cs.value(stat).isNull());
+                    RS_COMPARE_NEAR(gs.value(stat).toDouble(), cs.value(stat).toDouble(), kErrorDeg);
+                    sawNonZero |= cs.value(stat).toDouble() > 1.0;
+                }
+                QCOMPARE(gs.value(QStringLiteral("defined")), cs.value(QStringLiteral("defined")));
+                QCOMPARE(gs.value(QStringLiteral("undefined")), cs.value(QStringLiteral("undefined")));
+                QCOMPARE(gs.value(QStringLiteral("histogram")), cs.value(QStringLiteral("histogram")));
+            }
+            QCOMPARE(g.value(QStringLiteral("singular_vertices")), c.value(QStringLiteral("singular_vertices")));
+            QCOMPARE(g.value(QStringLiteral("linear_fallback_vertices")), c.value(QStringLiteral("linear_fallback_vertices")));
+        }
+        QVERIFY(sawNonZero); // the stretched ramp has real errors (linear: 36.87°)
+        RS_COMPARE_NEAR(gm.value(QStringLiteral("linear")).toObject().value(QStringLiteral("normal_error_deg")).toObject()
+                            .value(QStringLiteral("max")).toDouble(), 36.870, 0.01);
+    }
+
+    // Without a usable display or backend the GPU report fails with exit status 2 and one line, never a crash.
+    void reportCliFailsCleanly_data()
+    {
+        QTest::addColumn<QString>("platform");
+        QTest::addColumn<bool>("display");
+        QTest::addColumn<QString>("backend");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("no DISPLAY") << QString() << false << QStringLiteral("vulkan") << QStringLiteral("no display");
+        QTest::newRow("offscreen platform, vulkan") << QStringLiteral("offscreen") << true << QStringLiteral("vulkan")
+                                                    << QStringLiteral("Vulkan is not available");
+        QTest::newRow("bad backend") << QString() << true << QStringLiteral("metal") << QStringLiteral("--backend");
+    }
+    void reportCliFailsCleanly()
+    {
+        QFETCH(QString, platform);
+        QFETCH(bool, display);
+        QFETCH(QString, backend);
+        QFETCH(QString, expected);
+        QProcess proc;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        if (!platform.isEmpty())
+            env.insert(QStringLiteral("QT_QPA_PLATFORM"), platform);
+        if (!display)
+            env.remove(QStringLiteral("DISPLAY"));
+        proc.setProcessEnvironment(env);
+        proc.start(QStringLiteral(RIGSCOPE_BINARY), {QStringLiteral("report"), QStringLiteral("--sample"), QStringLiteral("ramp"),
+                                                     QStringLiteral("--device"), QStringLiteral("gpu"),
+                                                     QStringLiteral("--backend"), backend});
+        QVERIFY(proc.waitForFinished(60000));
+        QCOMPARE(proc.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(proc.exitCode(), 2);
+        const QString err = QString::fromLocal8Bit(proc.readAllStandardError()).trimmed();
+        QVERIFY2(!err.contains(QLatin1Char('\n')), qPrintable(err));
+        QVERIFY2(err.startsWith(QLatin1String("rigscope: ")) && err.contains(expected), qPrintable(err));
+        QVERIFY(proc.readAllStandardOutput().isEmpty());
+    }
+
+    void cleanupTestCase()
+    {
+        m_cache.clear();
+        m_rhis.clear(); // each QRhi before its instance / surface (OffscreenRhi's order), all before the application
+    }
+};
+
+QTEST_MAIN(TestGpuParity)
+#include "test_gpu_parity.moc"
