@@ -64,7 +64,7 @@ void main()
         const float k = 6.0 * 6.28318530718;
         float dhu = 0.5 * k * cos(k * vUv.x) * sin(k * vUv.y);
         float dhv = 0.5 * k * sin(k * vUv.x) * cos(k * vUv.y);
-        vec3 ts = normalize(vec3(-dhu * 0.02, -dhv * 0.02, 1.0));
+        vec3 ts = normalize(vec3(-dhu * 0.05, -dhv * 0.05, 1.0));
         vec3 t = vTangent.xyz - n * dot(n, vTangent.xyz);
         float tl = safeLen(t);
         if (tl > 1e-6) {

@@ -159,14 +159,76 @@ const char* const kCaseNames[] = {
     "RiggedFigure/RiggedFigure.gltf@0@0.7",
     "Fox/Fox.glb@1@0.4",
     "RobotExpressive/RobotExpressive.glb@0@0.9",
-    "MorphStressTest/MorphStressTest.gltf@0@1.3",
-    "AnimatedMorphSphere/AnimatedMorphSphere.gltf@0@0.6",
+    "MorphStressTest/glTF/MorphStressTest.gltf@0@1.3",
+    "AnimatedMorphSphere/glTF/AnimatedMorphSphere.gltf@0@0.6",
 };
 
 double angleBetween(const glm::vec3& a, const glm::vec3& b)
 {
     return rig::angleDeg(a, b);
 }
+
+/// How well the rebuilt reference of each vertex is determined by its inputs, in double precision from the CPU's
+/// positions: normal = |Σ c| / Σ |c| over the smoothing group (near 0: the face normals cancel), tangent = the
+/// Gram-Schmidt residual |t - n (n·t)| / |t| and the handedness margin |(n × t̂)·B| / |B| (near 0: a float rounding
+/// of the positions turns the direction or flips the sign). Float results can legitimately differ there.
+struct Conditioning {
+    std::vector<double> normal, tangent;
+};
+
+Conditioning conditioning(const rig::Mesh& mesh, const std::vector<glm::vec3>& positions, const std::vector<uint32_t>& groups)
+{
+    const size_t n = mesh.vertexCount();
+    std::vector<glm::dvec3> nsum(n, glm::dvec3(0.0)), tsum(n, glm::dvec3(0.0)), bsum(n, glm::dvec3(0.0));
+    std::vector<double> asum(n, 0.0);
+    for (size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
+        const uint32_t i[3] = {mesh.indices[t], mesh.indices[t + 1], mesh.indices[t + 2]};
+        const glm::dvec3 p0(positions[i[0]]), e1 = glm::dvec3(positions[i[1]]) - p0, e2 = glm::dvec3(positions[i[2]]) - p0;
+        const glm::dvec3 c = glm::cross(e1, e2);
+        const double a = glm::length(c);
+        if (!(a > 0.0))
+            continue;
+        for (uint32_t v : i) {
+            nsum[groups[v]] += c;
+            asum[groups[v]] += a;
+        }
+        if (mesh.uvs.empty())
+            continue;
+        const glm::dvec2 d1 = glm::dvec2(mesh.uvs[i[1]]) - glm::dvec2(mesh.uvs[i[0]]);
+        const glm::dvec2 d2 = glm::dvec2(mesh.uvs[i[2]]) - glm::dvec2(mesh.uvs[i[0]]);
+        const double det = d1.x * d2.y - d2.x * d1.y;
+        if (!(std::fabs(det) > 1e-12))
+            continue;
+        for (uint32_t v : i) {
+            tsum[v] += (e1 * d2.y - e2 * d1.y) * (a / det);
+            bsum[v] += (e2 * d1.x - e1 * d2.x) * (a / det);
+        }
+    }
+    Conditioning out;
+    out.normal.resize(n);
+    out.tangent.resize(n);
+    for (size_t v = 0; v < n; ++v) {
+        const uint32_t g = groups[v];
+        const double len = glm::length(nsum[g]);
+        out.normal[v] = asum[g] > 0.0 ? len / asum[g] : 0.0;
+        const double tl = glm::length(tsum[v]), bl = glm::length(bsum[v]);
+        if (!(len > 0.0) || !(tl > 0.0) || !(bl > 0.0)) {
+            out.tangent[v] = 0.0;
+            continue;
+        }
+        const glm::dvec3 nn = nsum[g] / len;
+        const glm::dvec3 r = tsum[v] - nn * glm::dot(nn, tsum[v]);
+        const double rl = glm::length(r);
+        const double handedness = rl > 0.0 ? std::fabs(glm::dot(glm::cross(nn, r / rl), bsum[v])) / bl : 0.0;
+        out.tangent[v] = std::min({out.normal[v], rl / tl, handedness});
+    }
+    return out;
+}
+
+/// Below this conditioning a vertex's reference (and the errors measured against it) may differ beyond the tolerances.
+constexpr double kIllConditioned = 1e-2;
+/// At most this many such vertices may differ per row; each is listed.
+constexpr size_t kMaxIllConditionedVertices = 4;
 
 /// Mismatches of one kind, with the first few described.
 struct Tally {
@@ -296,6 +358,9 @@ private slots:
         QCOMPARE(e->gpu.singularJoints, e->cpu.singularJoints);
 
         Tally positions, normals, tangents, refNormals, refTangents, normalErrors, tangentErrors, flags, bounds, morphed;
+        Tally tolerated; // mismatches at ill-conditioned vertices
+        std::map<std::pair<size_t, size_t>, double> illConditioned; // (mesh, vertex) -> conditioning
+        double toleratedErrorDelta[2] = {0.0, 0.0};                 // largest normal / tangent error difference there
         size_t checkedVertices = 0, definedNormalErrors = 0;
         for (size_t mi = 0; mi < r.meshes.size(); ++mi) {
             const rig::Mesh& mesh = r.meshes[mi];
@@ -327,6 +392,13 @@ private slots:
                 ghi = glm::max(ghi, gs.positions[v]);
             }
             const double tol = kPositionRel * extent;
+            const Conditioning cond = conditioning(mesh, cs.positions, e->runtime.meshes[mi].smoothingGroups);
+            // Routes a mismatch at an ill-conditioned vertex to the tolerated tally.
+            auto pick = [&](Tally& t, size_t v, bool tangentSide) -> Tally& {
+                const double c = tangentSide ? cond.tangent[v] : cond.normal[v];
+                return c < kIllConditioned ? tolerated : t;
+            };
+
             const QString meshTag = QStringLiteral("mesh %1 ('%2')").arg(mi).arg(QString::fromStdString(mesh.name));
 
             auto direction = [&](Tally& t, const char* what, size_t v, const glm::vec3& c, const glm::vec3& g) {
@@ -362,18 +434,33 @@ private slots:
 
             for (size_t v = 0; v < n; ++v) {
                 ++checkedVertices;
+                const size_t toleratedBefore = tolerated.count;
                 const glm::vec3 d = gs.positions[v] - cs.positions[v];
                 if (!(std::fabs(d.x) <= tol && std::fabs(d.y) <= tol && std::fabs(d.z) <= tol))
                     positions.add(QStringLiteral("%1 v%2 position off by (%3, %4, %5), tolerance %6")
                                       .arg(meshTag).arg(v).arg(d.x).arg(d.y).arg(d.z).arg(tol));
-                direction(normals, "normal", v, cf.normals[v], gf.normals[v]);
+                // Rebuilt's directions are the reference itself.
+                const bool isRef = m == Method::Rebuilt;
+                direction(isRef ? pick(normals, v, false) : normals, "normal", v, cf.normals[v], gf.normals[v]);
                 if (!cf.tangents.empty())
-                    tangent(tangents, "tangent", v, cf.tangents[v], gf.tangents[v]);
-                direction(refNormals, "reference normal", v, cs.referenceNormals[v], gs.referenceNormals[v]);
+                    tangent(isRef ? pick(tangents, v, true) : tangents, "tangent", v, cf.tangents[v], gf.tangents[v]);
+                direction(pick(refNormals, v, false), "reference normal", v, cs.referenceNormals[v], gs.referenceNormals[v]);
                 if (!cs.referenceTangents.empty())
-                    tangent(refTangents, "reference tangent", v, cs.referenceTangents[v], gs.referenceTangents[v]);
-                errorValue(normalErrors, "normal error", v, cf.normalErrorDeg[v], gf.normalErrorDeg[v]);
-                errorValue(tangentErrors, "tangent error", v, cf.tangentErrorDeg[v], gf.tangentErrorDeg[v]);
+                    tangent(pick(refTangents, v, true), "reference tangent", v, cs.referenceTangents[v],
+                            gs.referenceTangents[v]);
+                const size_t toleratedHere = tolerated.count;
+                errorValue(pick(normalErrors, v, false), "normal error", v, cf.normalErrorDeg[v], gf.normalErrorDeg[v]);
+                errorValue(pick(tangentErrors, v, true), "tangent error", v, cf.tangentErrorDeg[v], gf.tangentErrorDeg[v]);
+                if (tolerated.count != toleratedHere) {
+                    for (int which = 0; which < 2; ++which) {
+                        const float c = which == 0 ? cf.normalErrorDeg[v] : cf.tangentErrorDeg[v];
+                        const float g = which == 0 ? gf.normalErrorDeg[v] : gf.tangentErrorDeg[v];
+                        const double delta = (c < 0.0f) != (g < 0.0f) ? 1e9 : std::fabs(double(c) - double(g));
+                        toleratedErrorDelta[which] = std::max(toleratedErrorDelta[which], delta);
+                    }
+                }
+                if (tolerated.count != toleratedBefore && !illConditioned.count({mi, v}))
+                    illConditioned[{mi, v}] = std::min(cond.normal[v], cond.tangent[v]);
                 definedNormalErrors += cf.normalErrorDeg[v] >= 0.0f ? 1 : 0;
                 if (cf.flags[v] != gf.flags[v])
                     flags.add(QStringLiteral("%1 v%2 flags cpu %3 gpu %4").arg(meshTag).arg(v).arg(cf.flags[v]).arg(gf.flags[v]));
@@ -412,6 +499,15 @@ private slots:
             if (t->count > 0)
                 report << QStringLiteral("%1 %2 mismatches: %3").arg(t->count).arg(what).arg(t->examples.join(QStringLiteral("; ")));
         QVERIFY2(report.isEmpty(), qPrintable(report.join(QLatin1Char('\n'))));
+        QStringList ill;
+        for (const auto& [where, c] : illConditioned)
+            ill << QStringLiteral("mesh %1 v%2 (conditioning %3)").arg(where.first).arg(where.second).arg(c, 0, 'g', 3);
+        if (!ill.isEmpty())
+            qInfo("%zu ill-conditioned vertices differ: %s; first mismatches: %s", size_t(ill.size()),
+                  qPrintable(ill.join(QStringLiteral(", "))), qPrintable(tolerated.examples.join(QStringLiteral("; "))));
+        QVERIFY2(illConditioned.size() <= kMaxIllConditionedVertices,
+                 qPrintable(QStringLiteral("%1 ill-conditioned vertices differ, at most %2 allowed: %3")
+                                .arg(illConditioned.size()).arg(kMaxIllConditionedVertices).arg(ill.join(QStringLiteral(", ")))));
         QVERIFY(checkedVertices > 0);
 
         // The statistics come from the same per-vertex numbers.
@@ -422,9 +518,11 @@ private slots:
             const rig::ErrorStats& g = which == 0 ? gst.normal : gst.tangent;
             QCOMPARE(g.defined, c.defined);
             QCOMPARE(g.undefined, c.undefined);
-            RS_COMPARE_NEAR(g.max, c.max, kErrorDeg);
-            RS_COMPARE_NEAR(g.mean, c.mean, kErrorDeg);
-            RS_COMPARE_NEAR(g.p95, c.p95, kErrorDeg);
+            // Tolerated vertices can move the statistics by at most their own difference.
+            const double d = toleratedErrorDelta[which];
+            RS_COMPARE_NEAR(g.max, c.max, kErrorDeg + d);
+            RS_COMPARE_NEAR(g.mean, c.mean, kErrorDeg + d * double(illConditioned.size()) / double(std::max<size_t>(c.defined, 1)));
+            RS_COMPARE_NEAR(g.p95, c.p95, kErrorDeg + d);
         }
         QCOMPARE(gst.dqFallbackVertices, cst.dqFallbackVertices);
         QCOMPARE(gst.singularVertices, cst.singularVertices);

@@ -3,6 +3,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
 #include <QOffscreenSurface>
 #include <QPlatformSurfaceEvent>
 #include <QVulkanInstance>
@@ -76,6 +78,14 @@ struct Viewport::Resources {
     QRhiRenderPassDescriptor* pipelineRp = nullptr; // the descriptor the pipelines were built for
     bool bindingsStale = true;
     QElapsedTimer frameTimer;
+
+    // 2D overlay: labels and the heatmap legend, painted with QPainter into a window-sized texture when they change.
+    std::unique_ptr<QRhiTexture> overlayTex;
+    std::unique_ptr<QRhiSampler> overlaySampler;
+    std::unique_ptr<QRhiBuffer> overlayUbo;
+    std::unique_ptr<QRhiShaderResourceBindings> overlaySrb;
+    std::unique_ptr<QRhiGraphicsPipeline> overlayPipeline;
+    QString overlayKey; // what the texture shows; repainted when this changes
 };
 
 Viewport::Viewport(Api preferred) : m_api(preferred), m_res(std::make_unique<Resources>())
@@ -296,6 +306,80 @@ int viewRects(ViewMode mode, QSize size, ViewRect out[4])
 }
 
 } // namespace
+
+namespace {
+
+const char* shadingLabel(Shading s)
+{
+    switch (s) {
+    case Shading::Lit: return "lit";
+    case Shading::Reference: return "rebuilt reference";
+    case Shading::NormalError: return "normal error";
+    case Shading::TangentError: return "tangent error";
+    }
+    return "";
+}
+
+void drawLegend(QPainter& p, QRect r, float maxDeg)
+{
+    // green -> yellow -> red, as shaders/mesh.frag's heat()
+    QLinearGradient g(r.topLeft(), r.topRight());
+    g.setColorAt(0.0, QColor::fromRgbF(0.1f, 0.75f, 0.2f));
+    g.setColorAt(0.5, QColor::fromRgbF(0.95f, 0.85f, 0.1f));
+    g.setColorAt(1.0, QColor::fromRgbF(0.9f, 0.12f, 0.1f));
+    p.fillRect(r, g);
+    p.setPen(QColor(230, 230, 230));
+    p.drawText(QRect(r.left(), r.bottom() + 2, 40, 16), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0°"));
+    p.drawText(QRect(r.right() - 60, r.bottom() + 2, 60, 16), Qt::AlignRight | Qt::AlignTop,
+               QStringLiteral("≥ %1°").arg(double(maxDeg), 0, 'g', 3));
+    p.fillRect(QRect(r.right() + 8, r.top(), r.height(), r.height()), QColor::fromRgbF(0.55f, 0.25f, 0.6f));
+    p.drawText(QRect(r.right() + 12 + r.height(), r.top() - 2, 80, 16), Qt::AlignLeft | Qt::AlignTop,
+               QStringLiteral("undefined"));
+}
+
+} // namespace
+
+QImage Viewport::paintOverlay(QSize px, qreal dpr) const
+{
+    QImage img(px, QImage::Format_RGBA8888_Premultiplied);
+    img.fill(Qt::transparent);
+    img.setDevicePixelRatio(dpr);
+    QPainter p(&img);
+    p.setRenderHint(QPainter::Antialiasing);
+    QFont f = p.font();
+    f.setPixelSize(13);
+    p.setFont(f);
+    const QString method = QString::fromLatin1(rig::methodId(m_settings.method).data(), int(rig::methodId(m_settings.method).size()));
+    struct Label {
+        QRect view;
+        QString text;
+        bool legend;
+    };
+    std::vector<Label> labels;
+    const QSize logical(int(px.width() / dpr), int(px.height() / dpr));
+    if (m_settings.view == ViewMode::Quad) {
+        const int hw = logical.width() / 2, hh = logical.height() / 2;
+        labels.push_back({QRect(0, 0, hw, hh), method, false});
+        labels.push_back({QRect(hw, 0, hw, hh), QStringLiteral("rebuilt reference"), false});
+        labels.push_back({QRect(0, hh, hw, hh), QStringLiteral("%1 · normal error").arg(method), true});
+        labels.push_back({QRect(hw, hh, hw, hh), QStringLiteral("%1 · tangent error").arg(method), true});
+    } else {
+        const bool heat = m_settings.shading == Shading::NormalError || m_settings.shading == Shading::TangentError;
+        labels.push_back({QRect(QPoint(0, 0), logical),
+                          QStringLiteral("%1 · %2").arg(method, QString::fromLatin1(shadingLabel(m_settings.shading))), heat});
+    }
+    for (const Label& l : labels) {
+        const QRect box(l.view.left() + 8, l.view.top() + 8, p.fontMetrics().horizontalAdvance(l.text) + 16, 22);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(0, 0, 0, 140));
+        p.drawRoundedRect(box, 4, 4);
+        p.setPen(QColor(240, 240, 240));
+        p.drawText(box, Qt::AlignCenter, l.text);
+        if (l.legend)
+            drawLegend(p, QRect(l.view.left() + 12, l.view.bottom() - 34, 160, 10), m_settings.heatmapMaxDeg);
+    }
+    return img;
+}
 
 void Viewport::render()
 {
@@ -540,6 +624,55 @@ void Viewport::render()
         u->updateDynamicBuffer(r.ubo.get(), int(i * r.uboStride), sizeof b, &b);
     }
 
+    // The 2D overlay (labels, legend): repainted only when its content or the window size changes.
+    const QString overlayKey = QStringLiteral("%1|%2|%3|%4|%5|%6x%7")
+                                   .arg(int(m_settings.view))
+                                   .arg(int(m_settings.shading))
+                                   .arg(int(m_settings.method))
+                                   .arg(double(m_settings.heatmapMaxDeg))
+                                   .arg(ready)
+                                   .arg(px.width())
+                                   .arg(px.height());
+    if (ready && overlayKey != r.overlayKey) {
+        if (!r.overlayTex || r.overlayTex->pixelSize() != px) {
+            r.overlayTex.reset(r.rhi->newTexture(QRhiTexture::RGBA8, px));
+            r.overlayTex->create();
+            if (!r.overlaySampler) {
+                r.overlaySampler.reset(r.rhi->newSampler(QRhiSampler::Nearest, QRhiSampler::Nearest, QRhiSampler::None,
+                                                         QRhiSampler::ClampToEdge, QRhiSampler::ClampToEdge));
+                r.overlaySampler->create();
+                r.overlayUbo.reset(r.rhi->newBuffer(QRhiBuffer::Dynamic, QRhiBuffer::UniformBuffer, 16));
+                r.overlayUbo->create();
+            }
+            r.overlaySrb.reset(r.rhi->newShaderResourceBindings());
+            r.overlaySrb->setBindings({QRhiShaderResourceBinding::uniformBuffer(0, QRhiShaderResourceBinding::VertexStage,
+                                                                                 r.overlayUbo.get()),
+                                       QRhiShaderResourceBinding::sampledTexture(1, QRhiShaderResourceBinding::FragmentStage,
+                                                                                 r.overlayTex.get(), r.overlaySampler.get())});
+            r.overlaySrb->create();
+            if (!r.overlayPipeline) {
+                r.overlayPipeline.reset(r.rhi->newGraphicsPipeline());
+                r.overlayPipeline->setShaderStages({{QRhiShaderStage::Vertex, loadShader(QStringLiteral("overlay.vert"))},
+                                                    {QRhiShaderStage::Fragment, loadShader(QStringLiteral("overlay.frag"))}});
+                QRhiGraphicsPipeline::TargetBlend blend;
+                blend.enable = true;
+                blend.srcColor = QRhiGraphicsPipeline::One; // premultiplied
+                blend.dstColor = QRhiGraphicsPipeline::OneMinusSrcAlpha;
+                blend.srcAlpha = QRhiGraphicsPipeline::One;
+                blend.dstAlpha = QRhiGraphicsPipeline::OneMinusSrcAlpha;
+                r.overlayPipeline->setTargetBlends({blend});
+                r.overlayPipeline->setVertexInputLayout(QRhiVertexInputLayout());
+                r.overlayPipeline->setShaderResourceBindings(r.overlaySrb.get());
+                r.overlayPipeline->setRenderPassDescriptor(r.renderPass.get());
+                r.overlayPipeline->create();
+            }
+        }
+        const float yUp[4] = {r.rhi->isYUpInNDC() ? 1.0f : 0.0f, 0, 0, 0};
+        u->updateDynamicBuffer(r.overlayUbo.get(), 0, 16, yUp);
+        u->uploadTexture(r.overlayTex.get(), paintOverlay(px, devicePixelRatio()));
+        r.overlayKey = overlayKey;
+    }
+
     cb->beginPass(r.swapChain->currentFrameRenderTarget(), QColor(38, 40, 46), {1.0f, 0}, u);
     for (size_t i = 0; i < draws.size(); ++i) {
         const Draw& dr = draws[i];
@@ -558,6 +691,13 @@ void Viewport::render()
         } else {
             cb->draw(quint32(dr.count * 6));
         }
+    }
+
+    if (ready && r.overlayPipeline && r.overlayTex) {
+        cb->setGraphicsPipeline(r.overlayPipeline.get());
+        cb->setViewport(QRhiViewport(0, 0, float(px.width()), float(px.height())));
+        cb->setShaderResources(r.overlaySrb.get());
+        cb->draw(3);
     }
 
     QRhiReadbackResult readback;

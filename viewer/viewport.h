@@ -75,6 +75,8 @@ private:
     void resizeSwapChain();
     void render();
     void requestRender();
+    /// Paints the labels and heatmap legend for a window of `px` device pixels.
+    QImage paintOverlay(QSize px, qreal dpr) const;
 
     Api m_api;
     // Destroyed after the QRhi (declared before it): QRhi needs its instance / fallback surface until it is gone.
