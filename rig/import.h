@@ -12,8 +12,9 @@
 namespace rig {
 
 struct ImportOptions {
-    /// Refuse files whose decoded rig would need more than this many bytes (vertices, influences, morph deltas).
-    size_t memoryBudgetBytes = size_t(8) << 30;
+    /// Refuse files whose decoded rig would need more than this many bytes (vertices, influences, morph deltas). While
+    /// reading, the import as a whole (the third-party parser included) may allocate at most twice this plus 256 MiB.
+    size_t memoryBudgetBytes = size_t(4) << 30;
 };
 
 /// Reads a model file (glTF/GLB, FBX, Collada, X, and whatever else Assimp reads).

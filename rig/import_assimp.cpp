@@ -18,6 +18,8 @@
 // can make an Assimp reader allocate gigabytes before it fails (a process memory limit is the only guard).
 #include "import.h"
 
+#include "alloc_budget.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -915,11 +917,26 @@ private:
 template <typename Read>
 Result<Rig> importWith(const std::string& displayName, const ImportOptions& options, Read read)
 {
+    // Everything the import allocates on this thread (Assimp's parsing included) counts against a cap: a corrupted
+    // count in a text format can otherwise make a parser reserve tens of GiB before it fails. Parsing allocates more
+    // in total than the rig keeps, so the cap is twice the budget plus headroom; the precise check of what the rig
+    // needs (the estimate in Converter) gives the usual "needs N MiB" message.
+    const size_t cap = options.memoryBudgetBytes > (SIZE_MAX - (size_t(256) << 20)) / 2
+                           ? SIZE_MAX
+                           : 2 * options.memoryBudgetBytes + (size_t(256) << 20);
+    AllocationBudget budget(cap);
+    auto overBudget = [&] {
+        budget.end(); // the message itself must be allowed to allocate
+        return fail(displayName + ": reading it allocates more than " + std::to_string(cap >> 20) +
+                    " MiB (twice the memory budget plus headroom); refused");
+    };
     try {
         Assimp::Importer importer;
         // Keep every bone, also ones without weights (FBX clusters): the skin lists what the file lists.
         importer.SetPropertyBool(AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES, false);
         const aiScene* scene = read(importer);
+        if (budget.exceeded())
+            return overBudget();
         if (!scene) {
             std::string reason = oneLine(importer.GetErrorString());
             if (reason.empty())
@@ -929,13 +946,21 @@ Result<Rig> importWith(const std::string& displayName, const ImportOptions& opti
             return fail(displayName + ": " + reason);
         }
         Converter converter(*scene, displayName, options);
-        return converter.run();
+        Result<Rig> result = converter.run();
+        if (budget.exceeded())
+            return overBudget();
+        return result;
     } catch (const std::bad_alloc&) {
+        if (budget.exceeded())
+            return overBudget();
+        budget.end();
         return fail(displayName + ": out of memory while importing");
     } catch (const std::exception& e) {
+        budget.end();
         const std::string reason = oneLine(e.what());
         return fail(displayName + ": " + (reason.empty() ? std::string("import failed") : reason));
     } catch (...) {
+        budget.end();
         return fail(displayName + ": import failed (unknown exception)");
     }
 }

@@ -5,6 +5,8 @@
 // must survive the import.
 #include "testutil.h"
 
+#include <QElapsedTimer>
+
 #include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
@@ -1282,6 +1284,31 @@ Frame Root {
         RS_COMPARE_NEAR(weightSum(m, 2), 2.0, 0.0);
         QVERIFY(m.normalsGenerated);
         RS_COMPARE_NEAR(std::fabs(m.normals[0].z), 1.0, 1e-6);
+    }
+
+    void corruptedCountIsRefusedByTheAllocationCap()
+    {
+        // 0xff bytes in a Collada <p> index list make Assimp 5.2.4 allocate without bound (over 13 GiB before it
+        // fails). The import's allocation cap (twice the budget plus 256 MiB) must refuse it, quickly and cleanly.
+        QFile f(QString::fromStdString(testutil::assetPath("Collada_seymour/seymour.dae")));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QByteArray bytes = f.readAll();
+        const qsizetype p = bytes.indexOf("<p>");
+        QVERIFY(p > 0);
+        for (int i = 0; i < 16; ++i)
+            bytes[p + 13 + i] = char(0xff);
+        rig::ImportOptions small;
+        small.memoryBudgetBytes = size_t(32) << 20; // cap: 320 MiB
+        QElapsedTimer timer;
+        timer.start();
+        const auto r = rig::importMemory(bytes.constData(), size_t(bytes.size()), "dae", "seymour-corrupt.dae", small);
+        QVERIFY(!r.ok());
+        QVERIFY2(QString::fromStdString(r.error()).startsWith(QLatin1String("seymour-corrupt.dae: reading it allocates more than 320 MiB")),
+                 r.error().c_str());
+        QVERIFY2(timer.elapsed() < 30000, "the refusal took too long");
+        // The clean file still loads under the same budget.
+        const QByteArray clean = [&] { QFile g(f.fileName()); g.open(QIODevice::ReadOnly); return g.readAll(); }();
+        QVERIFY(rig::importMemory(clean.constData(), size_t(clean.size()), "dae", "seymour.dae", small).ok());
     }
 };
 
