@@ -540,7 +540,7 @@ std::string jsonProblem(std::string_view json)
 }
 
 Outcome runFile(const uint8_t* data, size_t size, const std::string& formatHint, const std::string& displayName,
-                const rig::ImportOptions& options, bool perVertex)
+                const rig::ImportOptions& options, size_t perVertexLimit)
 {
     Outcome o;
     rig::Result<rig::Rig> imported = rig::importMemory(data, size, formatHint, displayName, options);
@@ -564,6 +564,7 @@ Outcome runFile(const uint8_t* data, size_t size, const std::string& formatHint,
             o.problem = "K=" + std::to_string(rt->influencesPerVertex) + " " + p;
             return o;
         }
+    const bool perVertex = o.vertices <= perVertexLimit;
     const rig::Audit audit = rig::auditRig(rig);
     if (auto p = auditProblem(audit); !p.empty()) {
         o.problem = p;
@@ -601,13 +602,13 @@ Outcome runFile(const uint8_t* data, size_t size, const std::string& formatHint,
     return o;
 }
 
-Outcome run(const uint8_t* data, size_t size, const std::string& displayName, bool perVertex)
+Outcome run(const uint8_t* data, size_t size, const std::string& displayName, size_t perVertexLimit)
 {
     rig::ImportOptions options;
     options.memoryBudgetBytes = kFuzzMemoryBudget;
     if (size == 0)
-        return runFile(data, 0, kHints[0], displayName, options, perVertex);
-    return runFile(data + 1, size - 1, kHints[data[0] % kHintCount], displayName, options, perVertex);
+        return runFile(data, 0, kHints[0], displayName, options, perVertexLimit);
+    return runFile(data + 1, size - 1, kHints[data[0] % kHintCount], displayName, options, perVertexLimit);
 }
 
 } // namespace hostile

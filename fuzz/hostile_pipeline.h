@@ -35,13 +35,17 @@ struct Outcome {
     std::string problem;      ///< empty when every contract held; else what broke (the fuzzer aborts on it)
 };
 
+/// Rigs up to this many vertices get the per-vertex arrays in their reports (checking megabytes of JSON per input
+/// would slow the fuzzer down tenfold; the arrays go through the same number writer as the statistics).
+inline constexpr size_t kPerVertexLimit = 1000;
+
 /// Runs the whole path on `data` (first byte: format hint, rest: file bytes). `displayName` names the input in
-/// messages. `perVertex` adds the per-vertex arrays to the reports (more output to check, slower on big rigs).
-Outcome run(const uint8_t* data, size_t size, const std::string& displayName, bool perVertex = true);
+/// messages.
+Outcome run(const uint8_t* data, size_t size, const std::string& displayName, size_t perVertexLimit = kPerVertexLimit);
 
 /// Same on an already split input (a real file with its extension as the hint).
 Outcome runFile(const uint8_t* data, size_t size, const std::string& formatHint, const std::string& displayName,
-                const rig::ImportOptions& options, bool perVertex = true);
+                const rig::ImportOptions& options, size_t perVertexLimit = kPerVertexLimit);
 
 /// Writes the report into a stream that keeps nothing and checks the text as it goes (jsonProblem's rules), so that
 /// reports of any size can be checked. `problem` is empty when the text is valid.

@@ -38,6 +38,7 @@ status=0
 # -rss_limit_mb / -malloc_limit_mb: the import budget here is 256 MiB (hostile_pipeline.h); 2 GiB catches runaway
 # allocations inside Assimp too. -timeout: one input may take at most 60 s (the slowest seed takes ~1 s).
 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}" \
+LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}" \
 UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}" \
 "$fuzzer" -max_total_time="$seconds" -max_len="$max_len" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=60 \
   -dict="$root/fuzz/rigscope.dict" -artifact_prefix="$work/artifacts/" -print_final_stats=1 \

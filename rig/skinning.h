@@ -75,7 +75,26 @@ struct SkinJob {
     void run() const;
 };
 
-/// True when this CPU runs the AVX2+FMA fast path of Method::Linear (the result equals the scalar path to 1 ulp-ish).
+/// The implementations of Method::Linear (K = 4 or 8). SkinJob::run picks the best this CPU has, once per process;
+/// the SIMD ones equal the scalar path within float rounding (FMA, rsqrt + Newton): positions to ~1e-6 relative,
+/// directions to ~1e-5°, tangent w exactly.
+enum class LinearKernel : uint8_t {
+    Scalar,
+    Avx2,   ///< AVX2 + FMA, one vertex per 256-bit pair of registers
+    Avx512, ///< AVX-512 F/DQ/BW/VL, four vertices per group, whole-line (non-temporal for large jobs) stores
+};
+
+/// True when this CPU (and OS) can run `k`.
+bool linearKernelAvailable(LinearKernel k);
+/// The kernel SkinJob::run uses for Method::Linear on this CPU.
+LinearKernel linearKernel();
+std::string_view linearKernelName(LinearKernel k); ///< "scalar", "AVX2+FMA", "AVX-512"
+
+/// Runs the job's range as Method::Linear with kernel `k` (which must be available), whatever job.method says.
+/// For tests and the benchmark; it falls back to the scalar path, as run() does, when a palette matrix is not finite.
+void runLinearKernel(const SkinJob& job, LinearKernel k);
+
+/// True when this CPU runs a SIMD fast path of Method::Linear (linearKernel() != Scalar).
 bool linearFastPathAvailable();
 
 /// The scalar linear path, for tests that compare it with the fast path.

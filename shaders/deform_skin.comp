@@ -58,7 +58,7 @@ bool isFiniteF(float x)
 vec3 safeNormalize(vec3 v)
 {
     const float len2 = dot(v, v);
-    if (!isFiniteF(len2) || !(len2 >= 1e-3))
+    if (!isFiniteF(len2) || !(len2 >= 1e-24))
         return vec3(0.0);
     return v * (1.0 / sqrt(len2));
 }

@@ -43,6 +43,7 @@ struct Case {
     rig::Pose pose;
     int influences = 4;
     bool morphNormals = true;
+    int dispatchLimit = 0; ///< GpuDeformer::setDispatchLimitForTesting
 };
 
 rig::Pose clipPose(const std::string& clip, double time)
@@ -128,6 +129,12 @@ Case makeCase(const std::string& name)
         // A flattened joint: singular flags, undefined normals, degenerate triangles.
         c.rig = testutil::sample("elbow");
         c.pose.joints["lower"].scale = glm::vec3(1.0f, 0.0f, 1.0f);
+    } else if (name == "bench40k" || name == "bench40k_2d") {
+        // One mesh of more than 128 workgroups (the bounds reduction loops), and with a dispatch limit of 32 groups
+        // per dimension a two-dimensional dispatch with idle groups at the end.
+        c.rig = rig::makeBenchmarkRig(40000, 12, 4);
+        c.pose = clipPose("bend", 0.6);
+        c.dispatchLimit = name == "bench40k_2d" ? 32 : 0;
     } else if (name == "composite") {
         c.rig = compositeRig();
         c.pose = clipPose("twist", 0.8);
@@ -155,6 +162,8 @@ const char* const kCaseNames[] = {
     "elbow_mirrored",
     "elbow_singular",
     "composite",
+    "bench40k",
+    "bench40k_2d",
     "CesiumMan/cesium_man.gltf@0@1.25",
     "RiggedFigure/RiggedFigure.gltf@0@0.7",
     "Fox/Fox.glb@1@0.4",
@@ -294,6 +303,7 @@ class TestGpuParity : public QObject {
         rig::evaluate(e->c.rig, e->runtime, resolved.value(), rig::allMethods(), settings, e->cpu);
 
         viewer::GpuDeformer deformer(rhi->rhi());
+        deformer.setDispatchLimitForTesting(e->c.dispatchLimit);
         std::string err;
         if (!deformer.setRig(e->c.rig, e->runtime, &err) ||
             !viewer::evaluateOnGpu(deformer, resolved.value(), rig::allMethods(), settings, e->gpu, &e->extras, &err)) {

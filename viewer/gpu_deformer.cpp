@@ -222,7 +222,9 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     m_morphTargetCount = targets;
     const size_t N = vertices, T = triangles, G = groups, P = m_paletteSources.size();
 
-    const int maxGroups = std::max(1, m_rhi->resourceLimit(QRhi::MaxThreadGroupsPerDimension));
+    int maxGroups = std::max(1, m_rhi->resourceLimit(QRhi::MaxThreadGroupsPerDimension));
+    if (m_dispatchLimit > 0)
+        maxGroups = std::min(maxGroups, m_dispatchLimit);
     m_groupsX = int(std::min<size_t>(std::max<size_t>(G, 1), size_t(maxGroups)));
     m_groupsY = int((std::max<size_t>(G, 1) + size_t(m_groupsX) - 1) / size_t(m_groupsX));
     const size_t triangleGroups = groupsFor(T);

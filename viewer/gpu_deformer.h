@@ -120,6 +120,10 @@ public:
     /// The morphed bind-space attributes: [0, N) positions (w = 1), [N, 2N) normals, [2N, 3N) tangents; vec4 each.
     QRhiBuffer* morphedBuffer() const { return m_morphed; }
 
+    /// Tests only: caps the workgroups per dispatch dimension below the device limit (0 = the device's), so that the
+    /// two-dimensional dispatch of large rigs is exercised on small ones. Takes effect at the next setRig().
+    void setDispatchLimitForTesting(int maxGroupsPerDimension) { m_dispatchLimit = maxGroupsPerDimension; }
+
     /// GPU-side sizes of the static data (for logs and benchmarks).
     size_t staticBytes() const { return m_staticBytes; }
 
@@ -155,6 +159,7 @@ private:
 
     size_t m_vertexCount = 0, m_triangleCount = 0, m_groupCount = 0, m_morphTargetCount = 0;
     size_t m_staticBytes = 0;
+    int m_dispatchLimit = 0;
     int m_groupsX = 1, m_groupsY = 1, m_triangleGroupsX = 1, m_triangleGroupsY = 1;
     std::vector<GpuMeshRange> m_meshes;
     std::vector<PaletteSource> m_paletteSources;
