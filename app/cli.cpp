@@ -248,7 +248,8 @@ double bestTime(double seconds, Fn&& fn)
 int runBench(int argc, char** argv)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("CPU skinning throughput on a generated rig."));
+    p.setApplicationDescription(QStringLiteral("CPU skinning throughput on a generated rig: vertices per second of every "
+                                               "method on one thread and on all, best of many short runs."));
     p.addHelpOption();
     const QCommandLineOption vertices(QStringLiteral("vertices"), QStringLiteral("Vertex count (default 1000000)."),
                                       QStringLiteral("N"), QStringLiteral("1000000"));
@@ -258,6 +259,9 @@ int runBench(int argc, char** argv)
                                      QStringLiteral("S"), QStringLiteral("1"));
     const QCommandLineOption methods(QStringLiteral("methods"), QStringLiteral("Comma-separated method ids (default: all)."),
                                      QStringLiteral("IDS"));
+    const QCommandLineOption threadsOpt(QStringLiteral("threads"),
+                                        QStringLiteral("Threads of the second column (default: all hardware threads)."),
+                                        QStringLiteral("T"));
     const QCommandLineOption device(QStringLiteral("device"),
                                     QStringLiteral("cpu (default) or gpu: GPU time per change of the compute passes, "
                                                    "against vertex count (10k, 100k, 1M unless --vertices is given)."),
@@ -265,7 +269,7 @@ int runBench(int argc, char** argv)
     const QCommandLineOption backend(QStringLiteral("backend"),
                                      QStringLiteral("GPU backend with --device gpu: vulkan (default) or opengl."),
                                      QStringLiteral("API"), QStringLiteral("vulkan"));
-    p.addOptions({vertices, joints, seconds, methods, device, backend});
+    p.addOptions({vertices, joints, seconds, methods, threadsOpt, device, backend});
     if (!p.parse(argList(argc, argv)))
         return failWith(p.errorText().toStdString());
     if (p.isSet(QStringLiteral("help"))) {
@@ -277,6 +281,14 @@ int runBench(int argc, char** argv)
     const double secs = p.value(seconds).toDouble();
     if (n < 1000 || n > 50'000'000 || j < 2 || j > 60000 || !(secs > 0.0))
         return failWith("bench: --vertices 1000..50000000, --joints 2..60000, --seconds > 0");
+    unsigned cores = rig::defaultThreadCount();
+    if (p.isSet(threadsOpt)) {
+        bool ok = false;
+        const unsigned t = p.value(threadsOpt).toUInt(&ok);
+        if (!ok || t < 1 || t > 256)
+            return failWith("bench: --threads 1..256");
+        cores = t;
+    }
     auto methodList = parseMethods(p.value(methods));
     if (!methodList)
         return failWith(methodList.error());
@@ -285,6 +297,8 @@ int runBench(int argc, char** argv)
         return failWith("--device must be cpu or gpu, not '" + deviceName.toStdString() + "'");
     if (p.isSet(backend) && deviceName != QLatin1String("gpu"))
         return failWith("--backend needs --device gpu");
+    if (p.isSet(threadsOpt) && deviceName == QLatin1String("gpu"))
+        return failWith("--threads needs --device cpu");
     if (deviceName == QLatin1String("gpu"))
         return runGpuBench(p.value(backend).toStdString(), argv[0], p.isSet(vertices) ? n : 0, j, secs,
                            methodList.value());
@@ -313,7 +327,6 @@ int runBench(int argc, char** argv)
 
     std::vector<glm::vec3> outP(nv), outN(nv);
     std::vector<glm::vec4> outT(nv);
-    std::vector<uint8_t> flags(nv);
     rig::SkinJob job;
     job.palette = frames;
     job.influencesPerVertex = 4;
@@ -327,41 +340,70 @@ int runBench(int argc, char** argv)
     job.outNormals = outN;
     job.outTangents = outT;
 
-    const unsigned cores = rig::defaultThreadCount();
-    std::printf("Generated rig: %zu vertices, %d joints, 4 influences per vertex; %u hardware threads; "
-                "linear fast path: %s\n\n",
-                nv, j, cores, rig::linearFastPathAvailable() ? "AVX2+FMA" : "scalar");
+    auto loadAverage = [] {
+        std::ifstream f("/proc/loadavg");
+        double a = 0.0, b = 0.0, c = 0.0;
+        char buf[64];
+        if (f >> a >> b >> c)
+            std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", a, b, c);
+        else
+            std::snprintf(buf, sizeof buf, "unknown");
+        return std::string(buf);
+    };
+    const rig::LinearKernel kernel = rig::linearKernel();
+    std::printf("Generated rig: %zu vertices, %zu triangles, %d joints, 4 influences per vertex, normals and tangents; "
+                "%u hardware threads; linear kernel: %s; best of repeated runs over %.2g s each; load average "
+                "before: %s\n\n",
+                nv, mesh.indices.size() / 3, j, rig::defaultThreadCount(),
+                std::string(rig::linearKernelName(kernel)).c_str(), secs, loadAverage().c_str());
     std::printf("| method | 1 thread (M vertices/s) | %u threads (M vertices/s) |\n|---|---:|---:|\n", cores);
     std::fflush(stdout);
     auto rate = [nv](double t) { return double(nv) / t / 1e6; };
+    auto skinRates = [&](const std::function<void(const rig::SkinJob&)>& runPart) {
+        const double t1 = bestTime(secs, [&] { runPart(job); });
+        const double tn = bestTime(secs, [&] {
+            rig::parallelFor(nv, 16384, cores, [&](size_t b, size_t e) {
+                rig::SkinJob part = job;
+                part.first = b;
+                part.last = e;
+                runPart(part);
+            });
+        });
+        return std::pair(rate(t1), rate(tn));
+    };
+    auto row = [](const std::string& name, std::pair<double, double> r) {
+        std::printf("| %s | %.1f | %.1f |\n", name.c_str(), r.first, r.second);
+        std::fflush(stdout);
+    };
     for (rig::Method m : methodList.value()) {
-        double t1 = 0.0, tn = 0.0;
         if (m == rig::Method::Rebuilt) {
             rig::RebuildScratch scratch;
-            t1 = bestTime(secs, [&] {
-                rig::rebuildFrames(outP, mesh.uvs, mesh.indices, mr.smoothingGroups, outN, outT, scratch);
-            });
-            tn = t1; // the reference rebuild is single-threaded (scatter over triangles)
-        } else {
-            job.method = m;
-            t1 = bestTime(secs, [&] { job.run(); });
-            tn = bestTime(secs, [&] {
-                rig::parallelFor(nv, 16384, cores, [&job](size_t b, size_t e) {
-                    rig::SkinJob part = job;
-                    part.first = b;
-                    part.last = e;
-                    part.run();
-                });
-            });
+            auto rebuildRate = [&](unsigned threads) {
+                const rig::ScopedThreadLimit limit(threads);
+                return rate(bestTime(secs, [&] {
+                    rig::rebuildFrames(outP, mesh.uvs, mesh.indices, mr.smoothingGroups, outN, outT, scratch);
+                }));
+            };
+            const double r1 = rebuildRate(1);
+            row("rebuilt (reference rebuild)", {r1, rebuildRate(cores)});
+            continue;
         }
-        std::printf("| %s | %.1f | %.1f |\n", std::string(rig::methodId(m)).c_str(), rate(t1), rate(tn));
-        std::fflush(stdout);
+        job.method = m;
+        const std::string name(rig::methodId(m));
+        row(m == rig::Method::Linear ? name + " (" + std::string(rig::linearKernelName(kernel)) + ")" : name,
+            skinRates([](const rig::SkinJob& part) { part.run(); }));
     }
-    if (rig::linearFastPathAvailable()) {
+    // The other linear kernels this CPU has, for comparison.
+    if (std::find(methodList.value().begin(), methodList.value().end(), rig::Method::Linear) != methodList.value().end()) {
         job.method = rig::Method::Linear;
-        const double ts = bestTime(secs, [&] { rig::runLinearScalar(job); });
-        std::printf("| linear (scalar path) | %.1f | - |\n", rate(ts));
+        for (rig::LinearKernel k : {rig::LinearKernel::Avx512, rig::LinearKernel::Avx2, rig::LinearKernel::Scalar}) {
+            if (k == kernel || !rig::linearKernelAvailable(k))
+                continue;
+            row("linear (" + std::string(rig::linearKernelName(k)) + ")",
+                skinRates([k](const rig::SkinJob& part) { rig::runLinearKernel(part, k); }));
+        }
     }
+    std::printf("\nload average after: %s\n", loadAverage().c_str());
     return 0;
 }
 

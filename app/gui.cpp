@@ -50,12 +50,17 @@ int runGui(int argc, char** argv)
                                      QStringLiteral("lit, reference, normal-error or tangent-error."), QStringLiteral("MODE"));
     const QCommandLineOption material(QStringLiteral("material"), QStringLiteral("plain, bumps or checker."),
                                       QStringLiteral("NAME"));
+    const QCommandLineOption heatMax(QStringLiteral("heatmap-max"), QStringLiteral("Heatmap red at this error (degrees, default 45)."),
+                                     QStringLiteral("DEG"));
+    const QCommandLineOption lineLength(QStringLiteral("line-length"),
+                                        QStringLiteral("Overlay line length as a fraction of the bounding-box diagonal (default 0.04)."),
+                                        QStringLiteral("F"));
     const QCommandLineOption backend(QStringLiteral("backend"), QStringLiteral("vulkan (default) or opengl."),
                                      QStringLiteral("API"), QStringLiteral("vulkan"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Save the viewport to a PNG once the rig is shown, then quit."),
                                         QStringLiteral("PNG"));
-    p.addOptions({sample, pose, method, view, overlays, shading, material, backend, screenshot});
+    p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot});
     p.process(qapp); // --help / --version / unknown options exit here
 
     DisplaySettings d;
@@ -111,6 +116,20 @@ int runGui(int argc, char** argv)
             d.material = Material::Checker;
         else
             return failWith(QStringLiteral("unknown material '%1'").arg(m));
+    }
+    if (p.isSet(heatMax)) {
+        bool ok = false;
+        const float v = p.value(heatMax).toFloat(&ok);
+        if (!ok || !(v > 0.0f && v <= 180.0f))
+            return failWith(QStringLiteral("--heatmap-max must be in (0, 180]"));
+        d.heatmapMaxDeg = v;
+    }
+    if (p.isSet(lineLength)) {
+        bool ok = false;
+        const float v = p.value(lineLength).toFloat(&ok);
+        if (!ok || !(v > 0.0f && v <= 1.0f))
+            return failWith(QStringLiteral("--line-length must be in (0, 1]"));
+        d.lineLength = v;
     }
     const QString api = p.value(backend);
     if (api != QLatin1String("vulkan") && api != QLatin1String("opengl"))

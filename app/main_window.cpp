@@ -8,6 +8,7 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -16,12 +17,14 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include <assimp/version.h>
 
 #include "document.h"
+#include "pose_file.h"
 #include "panels/audit_panel.h"
 #include "panels/vertex_panel.h"
 #include "rig/import.h"
@@ -118,6 +121,14 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
         const float tolerance = 12.0f * m_viewport->pixelAngle();
         m_doc->setSelectedVertex(viewer::pickVertex(m_doc->evaluation(), m_doc->display().method, origin, dir, tolerance));
     });
+    connect(m_viewport, &viewer::Viewport::unhandledKey, this, [this](int key, Qt::KeyboardModifiers mods) {
+        const QKeySequence seq(QKeyCombination(mods, Qt::Key(key)));
+        for (QAction* a : findChildren<QAction*>())
+            if (a->isEnabled() && a->shortcut() == seq) {
+                a->trigger();
+                return;
+            }
+    });
     connect(m_viewport, &viewer::Viewport::frameRendered, this, [this](double ms) {
         m_statusFrame->setText(tr("%1 ms").arg(ms, 0, 'f', 1));
     });
@@ -168,6 +179,9 @@ void MainWindow::buildMenus()
     }
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("Load &Pose…"), this, &MainWindow::loadPoseDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+    file->addAction(tr("Rest P&ose"), this, [this] { m_doc->setPose(rig::Pose{}); });
     file->addSeparator();
     QAction* shot = file->addAction(tr("Save Screens&hot…"), this, &MainWindow::screenshotDialog);
     shot->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
@@ -243,6 +257,28 @@ void MainWindow::buildMenus()
             a->setChecked(m_doc->display().overlays & o);
         });
     }
+    QAction* longer = m_viewMenu->addAction(tr("Longer Lines"), this, [this] { scaleLines(1.25f); });
+    longer->setShortcut(QKeySequence(Qt::Key_BracketRight));
+    QAction* shorter = m_viewMenu->addAction(tr("Shorter Lines"), this, [this] { scaleLines(0.8f); });
+    shorter->setShortcut(QKeySequence(Qt::Key_BracketLeft));
+    m_viewMenu->addAction(tr("Heatmap Maximum…"), this, [this] {
+        bool ok = false;
+        const double v = QInputDialog::getDouble(this, tr("Heatmap Maximum"), tr("Red at and above (degrees):"),
+                                                 double(m_doc->display().heatmapMaxDeg), 0.1, 180.0, 1, &ok);
+        if (ok) {
+            DisplaySettings d = m_doc->display();
+            d.heatmapMaxDeg = float(v);
+            m_doc->setDisplay(d);
+        }
+    });
+    QAction* morphNormals = m_viewMenu->addAction(tr("Morph Normal/Tangent Deltas"));
+    morphNormals->setCheckable(true);
+    morphNormals->setChecked(m_doc->display().morphNormals);
+    connect(morphNormals, &QAction::toggled, this, [this](bool on) {
+        DisplaySettings d = m_doc->display();
+        d.morphNormals = on;
+        m_doc->setDisplay(d);
+    });
     m_viewMenu->addSeparator();
     QAction* reset = m_viewMenu->addAction(tr("&Reset Camera"), this, [this] { m_viewport->resetCamera(); });
     reset->setShortcut(QKeySequence(Qt::Key_Home));
@@ -294,6 +330,40 @@ void MainWindow::openFileDialog()
         tr("Rigged models (*.gltf *.glb *.fbx *.dae *.x *.X *.obj *.blend *.3ds *.ms3d *.md5mesh *.smd);;All files (*)"));
     if (!path.isEmpty())
         m_doc->openFile(path);
+}
+
+void MainWindow::scaleLines(float factor)
+{
+    DisplaySettings d = m_doc->display();
+    d.lineLength = std::clamp(d.lineLength * factor, 0.002f, 0.5f);
+    m_doc->setDisplay(d);
+}
+
+void MainWindow::loadPoseDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load Pose"), QString(), tr("Pose files (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!applyPoseFile(path, &error))
+        QMessageBox::warning(this, tr("Load Pose"), error);
+}
+
+bool MainWindow::applyPoseFile(const QString& path, QString* error)
+{
+    auto pose = readPoseFile(path);
+    if (!pose) {
+        if (error)
+            *error = QString::fromStdString(pose.error());
+        return false;
+    }
+    QString err;
+    if (!m_doc->setPose(pose.value(), &err)) {
+        if (error)
+            *error = path + QStringLiteral(": ") + err;
+        return false;
+    }
+    return true;
 }
 
 void MainWindow::screenshotDialog()

@@ -32,6 +32,8 @@ public:
     QString lastError() const { return m_lastError; }
     /// Saves the viewport's current image (exact swapchain pixels) as PNG; returns false with a message box on error.
     bool saveScreenshot(const QString& path, QString* error = nullptr);
+    /// Reads a pose file and applies it; false with a one-line message naming the file and the problem.
+    bool applyPoseFile(const QString& path, QString* error = nullptr);
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -44,6 +46,8 @@ private:
     void rebuildRecentMenu();
     void openFileDialog();
     void screenshotDialog();
+    void loadPoseDialog();
+    void scaleLines(float factor);
     void updateStatus();
     void updateTitle();
     void syncViewport();

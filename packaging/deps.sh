@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs RigScope's build and test dependencies from Debian 12 packages (run as root or with sudo).
+# clang + libclang-rt-14-dev: the `fuzz` preset (libFuzzer and clang's sanitizer runtimes); llvm: llvm-symbolizer for
+# readable sanitizer stacks; python3: tests/test_hostile.cpp re-runs tests/data/broken/make_broken.py.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -9,6 +11,8 @@ PACKAGES=(
   libassimp-dev libglm-dev libgl-dev libvulkan-dev
   qt6-qpa-plugins mesa-vulkan-drivers libgl1-mesa-dri
   xvfb xauth
+  clang libclang-rt-14-dev llvm
+  python3
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

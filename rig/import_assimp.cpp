@@ -13,15 +13,24 @@
 // - morph targets (mAnimMeshes) hold ABSOLUTE positions/normals/tangents; mWeight holds glTF mesh.weights;
 // - morph animation channels are named after the node that holds the mesh (all of its primitives/meshes);
 // - key times are ticks: glTF uses 1000 ticks per second, a 0 rate means Assimp's default of 25.
-// Limits we cannot see past: Assimp's glTF and .x readers drop weights <= 0 and NaN (and glTF joint indices >= the
-// skin's joint count) before we get the scene, so those defects never reach Rig from such files; and a corrupt file
-// can make an Assimp reader allocate gigabytes before it fails (a process memory limit is the only guard).
+// - aiMeshes of a glTF file come in the order its lazy loader first reaches each mesh (scene nodes depth-first, a
+//   node's children before its own mesh, then skin joints, then animation targets; unreached meshes are dropped), one
+//   per primitive, vertices in accessor order; bones are the skin's joints in skin order, named after their nodes;
+// - its glTF reader keeps only weights > 0 whose joint index is < the skin's joint count, and turns normalised
+//   UNSIGNED_BYTE / UNSIGNED_SHORT weights into garbage (their bits reinterpreted as floats).
+// So for .gltf / .glb the influences are read from the file itself (gltf_skin.h) and replace Assimp's for every mesh
+// whose primitive is found and verified: same vertex count and positions, bones = the skin's joints by name, and
+// Assimp's influences = the raw ones minus exactly what Assimp drops. Otherwise Assimp's stay, with a note.
+// Limits we cannot see past: Assimp's .x reader drops weights <= 0 and NaN before we get the scene; and a corrupt
+// file can make an Assimp reader allocate gigabytes before it fails (a process memory limit is the only guard).
 #include "import.h"
 
 #include "alloc_budget.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <optional>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -37,6 +46,7 @@
 #include <assimp/scene.h>
 #include <assimp/version.h>
 
+#include "gltf_skin.h"
 #include "math.h"
 #include "reference.h"
 
@@ -181,13 +191,36 @@ Transform decompose(const glm::mat4& m, bool& shear)
     return t;
 }
 
+/// Where the raw glTF skinning attributes can be read from (the same bytes Assimp read).
+struct RawGltfSource {
+    enum class Kind : uint8_t { None, File, Memory };
+    Kind kind = Kind::None;
+    std::string path;           ///< Kind::File
+    const void* data = nullptr; ///< Kind::Memory
+    size_t size = 0;
+};
+
+std::string lowerCase(std::string s)
+{
+    for (char& c : s)
+        if (c >= 'A' && c <= 'Z')
+            c = char(c - 'A' + 'a');
+    return s;
+}
+
+bool isGltfFormat(const std::string& extension)
+{
+    const std::string e = lowerCase(extension);
+    return e == "gltf" || e == "glb";
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The conversion of one aiScene
 
 class Converter {
 public:
-    Converter(const aiScene& scene, std::string displayName, const ImportOptions& options)
-        : m_scene(scene), m_path(std::move(displayName)), m_options(options)
+    Converter(const aiScene& scene, std::string displayName, const ImportOptions& options, const RawGltfSource& raw)
+        : m_scene(scene), m_path(std::move(displayName)), m_options(options), m_rawSource(raw)
     {
     }
 
@@ -200,8 +233,14 @@ public:
             return Error{r.error()};
         if (auto r = buildSkeleton(); !r.ok())
             return Error{r.error()};
+        readRawSkins();
         if (auto r = buildMeshes(); !r.ok())
             return Error{r.error()};
+        if (m_rawUsed)
+            note(Severity::Info, "raw glTF skin weights read directly (Assimp drops invalid ones)");
+        if (m_rawExternal)
+            note(Severity::Info, "raw glTF skin weights not read: the file's buffers are external files, which cannot be "
+                                 "resolved when reading from memory; Assimp's influences are kept (it drops invalid ones)");
         if (m_rig.meshes.empty())
             return failWith("no triangle meshes");
         if (auto r = buildClips(); !r.ok())
@@ -544,7 +583,7 @@ private:
         }
 
         if (src.mNumBones > 0)
-            if (auto r = buildSkin(src, who, mesh); !r.ok())
+            if (auto r = buildSkin(aiIndex, src, who, mesh); !r.ok())
                 return r;
 
         buildMorphTargets(aiIndex, src, who, mesh);
@@ -555,7 +594,7 @@ private:
     }
 
     /// Skin (joints by bone name, inverse binds) and raw influences in CSR.
-    Result<void> buildSkin(const aiMesh& src, const std::string& who, Mesh& mesh)
+    Result<void> buildSkin(unsigned aiIndex, const aiMesh& src, const std::string& who, Mesh& mesh)
     {
         const unsigned vertexCount = src.mNumVertices;
         const unsigned boneCount = src.mBones ? src.mNumBones : 0;
@@ -628,8 +667,203 @@ private:
             }
         }
 
+        if (auto r = applyRawSkin(aiIndex, src, who, mesh); !r.ok())
+            return r;
         mesh.skin = shareSkin(std::move(skin));
         return {};
+    }
+
+    // ---- raw glTF skinning (gltf_skin.h) -----------------------------------------------------------------------
+
+    /// Reads the file's own JOINTS_n / WEIGHTS_n when it is glTF and Assimp gave at least one mesh bones.
+    void readRawSkins()
+    {
+        if (m_rawSource.kind == RawGltfSource::Kind::None)
+            return;
+        bool skinned = false;
+        for (unsigned i = 0; i < m_scene.mNumMeshes && !skinned; ++i)
+            if (const aiMesh* mesh = meshAt(i))
+                skinned = mesh->mNumBones > 0;
+        if (!skinned)
+            return;
+        GltfSkinOptions options;
+        options.maxBytes = m_options.memoryBudgetBytes;
+        Result<GltfSkinData> r = m_rawSource.kind == RawGltfSource::Kind::File
+                                     ? readGltfSkinsFile(m_rawSource.path, options)
+                                     : readGltfSkins(m_rawSource.data, m_rawSource.size, options);
+        if (!r.ok()) {
+            note(Severity::Warning, "raw glTF skin weights could not be read (" + oneLine(r.error()) +
+                                        "); Assimp's influences are kept (it drops invalid ones)");
+            return;
+        }
+        m_rawSkins = std::move(r.value());
+    }
+
+    /// Replaces Assimp's influences of aiMesh `aiIndex` (already in `mesh`, joint = bone index) by the raw ones of its
+    /// glTF primitive, when one is found and verified; otherwise keeps them and says why.
+    Result<void> applyRawSkin(unsigned aiIndex, const aiMesh& src, const std::string& who, Mesh& mesh)
+    {
+        if (!m_rawSkins)
+            return {};
+        const GltfSkinData& raw = *m_rawSkins;
+        // Candidates, most likely first: Assimp's own order, file order, then every primitive with Assimp's name.
+        std::vector<const GltfPrimitiveSkin*> candidates;
+        auto add = [&candidates](const GltfPrimitiveSkin* p) {
+            if (p && std::find(candidates.begin(), candidates.end(), p) == candidates.end())
+                candidates.push_back(p);
+        };
+        if (aiIndex < raw.assimpOrder.size())
+            add(raw.primitive(raw.assimpOrder[aiIndex]));
+        if (aiIndex < raw.fileOrder.size())
+            add(raw.primitive(raw.fileOrder[aiIndex]));
+        const std::string name = str(src.mName);
+        for (const auto& prims : raw.meshes)
+            for (const GltfPrimitiveSkin& p : prims)
+                if (p.assimpName == name)
+                    add(&p);
+
+        std::string reason;
+        bool reasonFromSameSize = false, external = false;
+        for (const GltfPrimitiveSkin* p : candidates) {
+            std::vector<uint32_t> remap;
+            std::string why;
+            if (verifyRawSkin(raw, *p, src, mesh, remap, why)) {
+                if (p->skinSets == 0)
+                    return {}; // no JOINTS/WEIGHTS in the file: Assimp's bones hold only padding, nothing to replace
+                const uint64_t before = mesh.influences.size();
+                mesh.influenceOffsets = p->influenceOffsets;
+                mesh.influences = p->influences;
+                for (Influence& in : mesh.influences)
+                    if (in.joint < remap.size())
+                        in.joint = remap[in.joint]; // beyond the skin: stays raw, so out of range in ours too
+                if (mesh.influences.size() > before)
+                    m_bytes.add(mesh.influences.size() - before, sizeof(Influence));
+                m_rawUsed = true;
+                return checkEstimate();
+            }
+            external = external || p->needsExternalBuffer;
+            const bool sameSize = p->error.empty() && p->vertexCount == src.mNumVertices;
+            if (reason.empty() || (sameSize && !reasonFromSameSize)) {
+                reason = why;
+                reasonFromSameSize = sameSize;
+            }
+        }
+        if (external && !reasonFromSameSize) {
+            m_rawExternal = true;
+            return {};
+        }
+        note(Severity::Warning, "raw glTF weights could not be matched to " + who + " (" +
+                                    (reason.empty() ? std::string("no glTF primitive corresponds to it") : oneLine(reason)) +
+                                    "); Assimp's influences are kept (it drops invalid ones)");
+        return {};
+    }
+
+    /// True when primitive `p` is the source of aiMesh `src`: same vertex count, same positions (bit for bit, when the
+    /// file's are floats), Assimp's bones are the joints of one of the mesh's skins (by name; `remap` maps glTF joint
+    /// index to bone index), and Assimp's influences (`assimp`, joint = bone) are exactly the raw ones Assimp keeps
+    /// (weight > 0, joint < joint count), vertex by vertex. Assimp's integer weights are garbage: not compared.
+    bool verifyRawSkin(const GltfSkinData& raw, const GltfPrimitiveSkin& p, const aiMesh& src, const Mesh& assimp,
+                       std::vector<uint32_t>& remap, std::string& why) const
+    {
+        if (!p.error.empty()) {
+            why = p.error;
+            return false;
+        }
+        const std::string prim = "mesh " + std::to_string(p.mesh) + " primitive " + std::to_string(p.primitive);
+        if (p.vertexCount != src.mNumVertices) {
+            why = prim + " has " + std::to_string(p.vertexCount) + " vertices, the mesh " + std::to_string(src.mNumVertices);
+            return false;
+        }
+        static_assert(sizeof(ai_real) == sizeof(float), "positions are compared bit for bit as floats");
+        for (size_t v = 0; v < p.positions.size(); ++v) {
+            const aiVector3D& a = src.mVertices[v];
+            const glm::vec3& b = p.positions[v];
+            if (std::bit_cast<uint32_t>(float(a.x)) != std::bit_cast<uint32_t>(b.x) ||
+                std::bit_cast<uint32_t>(float(a.y)) != std::bit_cast<uint32_t>(b.y) ||
+                std::bit_cast<uint32_t>(float(a.z)) != std::bit_cast<uint32_t>(b.z)) {
+                why = prim + ": position of vertex " + std::to_string(v) + " differs from the mesh's";
+                return false;
+            }
+        }
+        if (p.skinSets == 0) {
+            if (!assimp.influences.empty()) {
+                why = prim + " has no JOINTS/WEIGHTS, the mesh has influences";
+                return false;
+            }
+            return true;
+        }
+        const unsigned boneCount = src.mBones ? src.mNumBones : 0;
+        std::vector<std::string> bones(boneCount);
+        for (unsigned b = 0; b < boneCount; ++b)
+            bones[b] = src.mBones[b] ? str(src.mBones[b]->mName) : std::string();
+        const std::vector<int>& skins = raw.meshSkins.at(size_t(p.mesh));
+        if (skins.empty()) {
+            why = "no node instances glTF mesh " + std::to_string(p.mesh) + " with a skin";
+            return false;
+        }
+        std::vector<std::pair<uint32_t, float>> expected, actual;
+        for (int s : skins) {
+            const std::string skin = "skin " + std::to_string(s);
+            if (!raw.skinValid[size_t(s)]) {
+                why = skin + " lists a joint that is not a node";
+                continue;
+            }
+            const std::vector<std::string>& names = raw.skinJointNames[size_t(s)];
+            if (names.size() != bones.size()) {
+                why = skin + " has " + std::to_string(names.size()) + " joints, the mesh " + std::to_string(bones.size()) + " bones";
+                continue;
+            }
+            // Joint j -> bone: identity when the names agree in order (Assimp 5.2.4), else by unique name.
+            remap.resize(names.size());
+            bool mapped = true;
+            if (names == bones) {
+                for (size_t j = 0; j < names.size(); ++j)
+                    remap[j] = uint32_t(j);
+            } else {
+                std::unordered_map<std::string, uint32_t> boneIndex;
+                for (size_t b = 0; b < bones.size() && mapped; ++b)
+                    mapped = boneIndex.emplace(bones[b], uint32_t(b)).second;
+                for (size_t j = 0; j < names.size() && mapped; ++j) {
+                    auto it = boneIndex.find(names[j]);
+                    mapped = it != boneIndex.end();
+                    if (mapped)
+                        remap[j] = it->second;
+                }
+                if (!mapped) {
+                    why = skin + ": its joints do not match the mesh's bones by name";
+                    continue;
+                }
+                std::vector<uint32_t> sorted = remap;
+                std::sort(sorted.begin(), sorted.end());
+                if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+                    why = skin + ": two joints map to one bone";
+                    continue;
+                }
+            }
+            if (!p.floatWeights)
+                return true;
+            bool same = true;
+            for (uint32_t v = 0; v < p.vertexCount && same; ++v) {
+                expected.clear();
+                actual.clear();
+                for (uint32_t i = p.influenceOffsets[v]; i < p.influenceOffsets[v + 1]; ++i) {
+                    const Influence in = p.influences[i];
+                    if (in.weight > 0.0f && in.joint < names.size())
+                        expected.emplace_back(remap[in.joint], in.weight);
+                }
+                for (uint32_t i = assimp.influenceOffsets[v]; i < assimp.influenceOffsets[v + 1]; ++i)
+                    actual.emplace_back(assimp.influences[i].joint, assimp.influences[i].weight);
+                std::sort(expected.begin(), expected.end());
+                std::sort(actual.begin(), actual.end());
+                if (expected != actual) {
+                    why = skin + ": influences of vertex " + std::to_string(v) + " differ from Assimp's";
+                    same = false;
+                }
+            }
+            if (same)
+                return true;
+        }
+        return false;
     }
 
     /// Returns the index of an identical earlier skin (same joints, bit-identical matrices), or adds this one.
@@ -900,6 +1134,10 @@ private:
     const aiScene& m_scene;
     std::string m_path;
     const ImportOptions& m_options;
+    const RawGltfSource& m_rawSource;
+    std::optional<GltfSkinData> m_rawSkins; ///< the file's own skinning data, when read
+    bool m_rawUsed = false;                 ///< some mesh's influences came from m_rawSkins
+    bool m_rawExternal = false;             ///< some mesh needed an external buffer that memory import cannot reach
     Rig m_rig;
     std::vector<const aiNode*> m_aiNodes;          ///< per skeleton node: its aiNode
     std::vector<int> m_meshNode;                    ///< per aiMesh: first node referencing it, -1 if none
@@ -915,7 +1153,7 @@ private:
 
 /// Runs `read` (which returns the scene or null) and converts its result; no exception escapes.
 template <typename Read>
-Result<Rig> importWith(const std::string& displayName, const ImportOptions& options, Read read)
+Result<Rig> importWith(const std::string& displayName, const ImportOptions& options, const RawGltfSource& raw, Read read)
 {
     // Everything the import allocates on this thread (Assimp's parsing included) counts against a cap: a corrupted
     // count in a text format can otherwise make a parser reserve tens of GiB before it fails. Parsing allocates more
@@ -945,7 +1183,7 @@ Result<Rig> importWith(const std::string& displayName, const ImportOptions& opti
                 reason = "out of memory while reading the file";
             return fail(displayName + ": " + reason);
         }
-        Converter converter(*scene, displayName, options);
+        Converter converter(*scene, displayName, options, raw);
         Result<Rig> result = converter.run();
         if (budget.exceeded())
             return overBudget();
@@ -979,7 +1217,18 @@ Result<Rig> importFile(const std::string& path, const ImportOptions& options)
     } catch (...) {
         return fail(path + ": no such file");
     }
-    return importWith(path, options, [&path](Assimp::Importer& importer) { return importer.ReadFile(path, kPostProcess); });
+    RawGltfSource raw;
+    try {
+        std::string extension = std::filesystem::path(path).extension().string();
+        if (!extension.empty())
+            extension.erase(0, 1);
+        if (isGltfFormat(extension)) {
+            raw.kind = RawGltfSource::Kind::File;
+            raw.path = path;
+        }
+    } catch (...) {
+    }
+    return importWith(path, options, raw, [&path](Assimp::Importer& importer) { return importer.ReadFile(path, kPostProcess); });
 }
 
 Result<Rig> importMemory(const void* data, size_t size, const std::string& formatHint, const std::string& displayName,
@@ -995,7 +1244,13 @@ Result<Rig> importMemory(const void* data, size_t size, const std::string& forma
                         });
     if (!hintOk)
         return fail(displayName + ": invalid format hint '" + oneLine(formatHint) + "'");
-    return importWith(displayName, options, [&](Assimp::Importer& importer) {
+    RawGltfSource raw;
+    if (isGltfFormat(hint)) {
+        raw.kind = RawGltfSource::Kind::Memory;
+        raw.data = data;
+        raw.size = size;
+    }
+    return importWith(displayName, options, raw, [&](Assimp::Importer& importer) {
         return importer.ReadFileFromMemory(data, size, kPostProcess, hint.c_str());
     });
 }

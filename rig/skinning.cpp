@@ -3,8 +3,10 @@
 #include <array>
 #include <cassert>
 #include <cmath>
+#include <vector>
 
 #include "math.h"
+#include "skinning_internal.h"
 
 namespace rig {
 
@@ -231,9 +233,62 @@ void runMethod(const SkinJob& job, size_t first, size_t last)
 
 } // namespace
 
-// Defined in skinning_linear_avx2.cpp.
-bool cpuHasAvx2Fma();
-void runLinearAvx2K4(const SkinJob& job, size_t first, size_t last);
+namespace detail {
+
+PaletteMatrix* compactPaletteBuffer(size_t count)
+{
+    thread_local std::vector<PaletteMatrix> buffer;
+    if (buffer.size() < count)
+        buffer.resize(std::max(count, 2 * buffer.size()));
+    return buffer.data();
+}
+
+bool buildCompactPalette(std::span<const JointFrame> palette, PaletteMatrix* out)
+{
+    bool finite = true;
+    for (size_t i = 0; i < palette.size(); ++i) {
+        const glm::mat4& m = palette[i].matrix;
+        float* d = out[i].m;
+        for (int c = 0; c < 4; ++c) {
+            d[4 * c + 0] = m[c][0];
+            d[4 * c + 1] = m[c][1];
+            d[4 * c + 2] = m[c][2];
+            d[4 * c + 3] = 0.0f;
+            finite = finite && std::isfinite(m[c][0] + m[c][1] + m[c][2]);
+        }
+    }
+    return finite;
+}
+
+} // namespace detail
+
+namespace {
+
+LinearKernel detectLinearKernel()
+{
+    if (detail::cpuHasAvx512())
+        return LinearKernel::Avx512;
+    if (detail::cpuHasAvx2Fma())
+        return LinearKernel::Avx2;
+    return LinearKernel::Scalar;
+}
+
+// Runs [first, last) of a linear job with a SIMD kernel; false (nothing written) when the scalar path must do it.
+bool runLinearSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last)
+{
+    if (k == LinearKernel::Scalar)
+        return false;
+    detail::PaletteMatrix* pal = detail::compactPaletteBuffer(job.palette.size());
+    if (!detail::buildCompactPalette(job.palette, pal))
+        return false;
+    if (k == LinearKernel::Avx512)
+        detail::runLinearAvx512(job, pal, first, last);
+    else
+        detail::runLinearAvx2(job, pal, first, last);
+    return true;
+}
+
+} // namespace
 
 std::string_view methodId(Method m)
 {
@@ -281,10 +336,55 @@ bool SkinJob::validate() const
     return true;
 }
 
+bool linearKernelAvailable(LinearKernel k)
+{
+    switch (k) {
+    case LinearKernel::Scalar:
+        return true;
+    case LinearKernel::Avx2: {
+        static const bool avx2 = detail::cpuHasAvx2Fma();
+        return avx2;
+    }
+    case LinearKernel::Avx512: {
+        static const bool avx512 = detail::cpuHasAvx512();
+        return avx512;
+    }
+    }
+    return false;
+}
+
+LinearKernel linearKernel()
+{
+    static const LinearKernel kernel = detectLinearKernel();
+    return kernel;
+}
+
+std::string_view linearKernelName(LinearKernel k)
+{
+    switch (k) {
+    case LinearKernel::Scalar:
+        return "scalar";
+    case LinearKernel::Avx2:
+        return "AVX2+FMA";
+    case LinearKernel::Avx512:
+        return "AVX-512";
+    }
+    return "?";
+}
+
+void runLinearKernel(const SkinJob& job, LinearKernel k)
+{
+    assert(linearKernelAvailable(k));
+    const size_t last = std::min(job.last, job.positions.size());
+    if (job.first >= last)
+        return;
+    if (!runLinearSimd(job, k, job.first, last))
+        runLinearScalar(job);
+}
+
 bool linearFastPathAvailable()
 {
-    static const bool available = cpuHasAvx2Fma();
-    return available;
+    return linearKernel() != LinearKernel::Scalar;
 }
 
 void runLinearScalar(const SkinJob& job)
@@ -304,10 +404,8 @@ void SkinJob::run() const
     const size_t end = std::min(last, positions.size());
     if (first >= end)
         return;
-    if (method == Method::Linear && influencesPerVertex == 4 && linearFastPathAvailable()) {
-        runLinearAvx2K4(*this, first, end);
+    if (method == Method::Linear && runLinearSimd(*this, linearKernel(), first, end))
         return;
-    }
     if (influencesPerVertex == 8)
         runMethod<8>(*this, first, end);
     else

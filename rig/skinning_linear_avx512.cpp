@@ -9,6 +9,9 @@
 // repacked to the arrays' 12- and 16-byte strides and written as whole, aligned 64-byte lines (non-temporal for large
 // jobs); only the first and last line of a range are partial, written with masked stores — nothing outside
 // [first, last) is touched. No allocation, no call per vertex.
+// GCC 12 warns about its own _mm512_undefined_ps() (`__Y = __Y`) inside the intrinsics headers at -O3.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <QApplication>
+#include <QDirIterator>
 #include <QDockWidget>
 #include <QMessageBox>
 #include <QSettings>
@@ -54,6 +55,9 @@ private slots:
     void pickingSelectsTheVertexUnderTheCursor();
     void failedLoadKeepsThePreviousRig();
     void docksHaveUniqueNamesAndRecentFilesPersist();
+    void viewportKeysReachTheMenus();
+    void poseFilesApplyOrExplain();
+    void staysUsableThroughEveryCorpusFile();
 };
 
 void TestGui::initTestCase()
@@ -93,7 +97,9 @@ void TestGui::quadViewHeatmapsAndGoldLines()
     QImage img = vp->grabImage(&err);
     QVERIFY2(!img.isNull(), qPrintable(err));
     const int hw = img.width() / 2, hh = img.height() / 2;
-    const QRect tl(0, 0, hw, hh), tr(hw, 0, hw, hh), bl(0, hh, hw, hh), br(hw, hh, hw, hh);
+    // Each quadrant without its label (top) and heatmap legend (bottom), which are painted 2D overlays.
+    auto body = [&](int x, int y) { return QRect(x, y + 40, hw, hh - 90); };
+    const QRect tl = body(0, 0), tr = body(hw, 0), bl = body(0, hh), br = body(hw, hh);
     // Bottom-left: the normal-error heatmap of linear blending at a 70° bend: mostly green, red at the elbow.
     const Counts normalHeat = classify(img, bl);
     QVERIFY2(normalHeat.green > 2000, qPrintable(QString::number(normalHeat.green)));
@@ -189,6 +195,97 @@ void TestGui::docksHaveUniqueNamesAndRecentFilesPersist()
     // A new window (a new session) sees the same list.
     app::MainWindow w2(&doc, QStringLiteral("opengl"));
     QCOMPARE(w2.recentFiles().value(0), QFileInfo(simple).absoluteFilePath());
+}
+
+void TestGui::viewportKeysReachTheMenus()
+{
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("sheet")));
+    app::MainWindow w(&doc, QStringLiteral("vulkan"));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    // The viewport is a native child window: its key events must still reach the menu shortcuts.
+    QTest::keyClick(w.viewport(), Qt::Key_Q);
+    QCOMPARE(doc.display().view, viewer::ViewMode::Quad);
+    QTest::keyClick(w.viewport(), Qt::Key_N);
+    QVERIFY(doc.display().overlays & viewer::OverlayNormals);
+    const float before = doc.display().lineLength;
+    QTest::keyClick(w.viewport(), Qt::Key_BracketRight);
+    QVERIFY(doc.display().lineLength > before);
+}
+
+void TestGui::poseFilesApplyOrExplain()
+{
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("lift_strip")));
+    app::MainWindow w(&doc, QStringLiteral("opengl"));
+    QTemporaryDir dir;
+    const QString good = dir.filePath(QStringLiteral("good.json"));
+    const QString bad = dir.filePath(QStringLiteral("bad.json"));
+    QFile g(good), b(bad);
+    QVERIFY(g.open(QIODevice::WriteOnly) && b.open(QIODevice::WriteOnly));
+    g.write(R"({"joints": {"lift": {"translate": [0, 0.5, 0]}}})");
+    b.write(R"({"joints": {"elbow": {"rotate": [0, 0, 10]}}})");
+    g.close();
+    b.close();
+    QVERIFY(w.applyPoseFile(good));
+    RS_COMPARE_NEAR(doc.evaluation().stats[size_t(rig::Method::Linear)].normal.max, std::atan(0.25) * 180.0 / M_PI, 1e-3);
+    QString err;
+    QVERIFY(!w.applyPoseFile(bad, &err));
+    QVERIFY2(err.startsWith(bad) && err.contains(QLatin1String("elbow")), qPrintable(err));
+    // The failed pose left the good one in place.
+    QCOMPARE(doc.pose().joints.count("lift"), size_t(1));
+}
+
+void TestGui::staysUsableThroughEveryCorpusFile()
+{
+    // Every real asset and every hand-broken rig, opened one after another in one window: each either loads or
+    // fails with a message naming it; the previous rig stays on failure; the viewport keeps rendering throughout.
+    QStringList files;
+    for (const QString& root : {QStringLiteral(RIGSCOPE_ASSETS_DIR), QStringLiteral(RIGSCOPE_TEST_DATA_DIR "/broken")}) {
+        QDirIterator it(root, {"*.gltf", "*.glb", "*.fbx", "*.dae", "*.x", "*.X", "*.obj", "*.bin", "*.txt", "*.json"},
+                        QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString f = it.next();
+            if (!f.endsWith(QLatin1String(".bin")) || f.contains(QLatin1String("/broken/")))
+                files << f;
+        }
+    }
+    files.sort();
+    QVERIFY(files.size() >= 30);
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("sheet")));
+    app::MainWindow w(&doc, QStringLiteral("vulkan"));
+    w.resize(800, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(waitForFrames(w.viewport(), 1));
+    int loaded = 0, failed = 0;
+    for (const QString& f : files) {
+        QSignalSpy ok(&doc, &app::Document::loadFinished), bad(&doc, &app::Document::loadFailed);
+        const size_t before = doc.loaded()->rig.vertexCount();
+        doc.openFile(f);
+        QVERIFY2(QTest::qWaitFor([&] { return ok.count() + bad.count() > 0; }, 60000), qPrintable(f));
+        if (bad.count()) {
+            ++failed;
+            QVERIFY2(bad.front().front().toString().startsWith(f), qPrintable(bad.front().front().toString()));
+            QCOMPARE(doc.loaded()->rig.vertexCount(), before);
+            if (auto* box = w.findChild<QMessageBox*>(QStringLiteral("loadErrorBox")))
+                box->close();
+        } else {
+            ++loaded;
+            QCOMPARE(doc.loaded()->path, f);
+        }
+        // Still usable: a method switch renders a new frame, and the status numbers are finite.
+        const int frames = w.viewport()->framesRendered();
+        doc.setMethod(doc.display().method == rig::Method::Linear ? rig::Method::Jacobian : rig::Method::Linear);
+        QVERIFY2(waitForFrames(w.viewport(), frames + 1), qPrintable(f));
+        const rig::ErrorStats& s = doc.evaluation().stats[size_t(doc.display().method)].normal;
+        QVERIFY2(std::isfinite(s.max) && std::isfinite(s.mean), qPrintable(f));
+    }
+    qInfo("%d files loaded, %d failed cleanly", loaded, failed);
+    QVERIFY(loaded >= 20);
+    QVERIFY(failed >= 3);
 }
 
 QTEST_MAIN(TestGui)

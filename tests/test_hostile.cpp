@@ -17,6 +17,11 @@
 #include <QTemporaryDir>
 
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
 
 #include <sstream>
 #include <string>
@@ -141,6 +146,46 @@ std::string restReport(const rig::Rig& rig)
     options.perVertex = true;
     rig::writeReportJson(out, rig, rt, pose, settings, eval, rig::auditRig(rig), options);
     return out.str();
+}
+
+/// Runs `fn` in a forked child, so that an input that crashes the process (inside Assimp, where nothing can catch it)
+/// fails one row instead of the whole executable. Returns fn's text, or what ended the child: "crashed: signal N" or
+/// "crashed: exit status N" (a sanitizer report exits with status 1; its report is on stderr above).
+std::string inChildProcess(const std::function<std::string()>& fn)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return "crashed: pipe() failed";
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t child = fork();
+    if (child < 0)
+        return "crashed: fork() failed";
+    if (child == 0) {
+        close(fds[0]);
+        const std::string out = "OK" + fn();
+        size_t done = 0;
+        while (done < out.size()) {
+            const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
+            if (n <= 0)
+                break;
+            done += size_t(n);
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+        text.append(buf, size_t(n));
+    close(fds[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (WIFSIGNALED(status))
+        return "crashed: signal " + std::to_string(WTERMSIG(status));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.rfind("OK", 0) != 0)
+        return "crashed: exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return text.substr(2);
 }
 
 long peakRssMiB()
@@ -334,16 +379,47 @@ private slots:
             QSKIP("no regression inputs yet");
         const QByteArray bytes = readAll(file);
         const std::string name = QFileInfo(file).fileName().toStdString();
-        const long rssBefore = peakRssMiB();
-        const hostile::Outcome o = hostile::run(reinterpret_cast<const uint8_t*>(bytes.constData()), size_t(bytes.size()), name);
-        QVERIFY2(o.problem.empty(), o.problem.c_str());
-        QVERIFY2(peakRssMiB() - rssBefore < 512, qPrintable(QStringLiteral("peak RSS grew by %1 MiB").arg(peakRssMiB() - rssBefore)));
-        if (!o.loaded) {
-            QVERIFY2(hostile::errorMessageProblem(o.error, name).empty(), o.error.c_str());
-        } else {
-            QVERIFY(o.vertices > 0);
-            QVERIFY(o.jsonBytes > 0);
-        }
+        // In a child process: these inputs once crashed the fuzzer (some inside Assimp).
+        const std::string result = inChildProcess([&]() -> std::string {
+            const long rssBefore = peakRssMiB();
+            const hostile::Outcome o = hostile::run(reinterpret_cast<const uint8_t*>(bytes.constData()), size_t(bytes.size()), name);
+            if (!o.problem.empty())
+                return "contract broken: " + o.problem;
+            if (peakRssMiB() - rssBefore >= 512)
+                return "peak RSS grew by " + std::to_string(peakRssMiB() - rssBefore) + " MiB";
+            if (o.loaded && (o.vertices == 0 || o.jsonBytes == 0))
+                return "loaded, but no vertices or no report";
+            return o.loaded ? "loaded" : "error: " + o.error;
+        });
+        qInfo("%s: %s", name.c_str(), result.c_str());
+        QVERIFY2(result == "loaded" || result.rfind("error: " + name + ": ", 0) == 0, result.c_str());
+    }
+
+    /// An OBJ whose material library sets a texture before any `newmtl`: Assimp 5.2.4's MTL reader writes through a
+    /// null material (SEGV). The same bytes in memory reach it too (the `fuzz-regressions/crash-obj-mtl-*` inputs):
+    /// importMemory's OBJ asks for "<magic name>.mtl" and Assimp's memory IO hands back the model's own bytes.
+    void objMaterialLibraryCannotCrash()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString obj = tmp.filePath(QStringLiteral("textured.obj"));
+        QFile o(obj), m(tmp.filePath(QStringLiteral("textured.mtl")));
+        QVERIFY(o.open(QIODevice::WriteOnly) && m.open(QIODevice::WriteOnly));
+        o.write("mtllib textured.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+        m.write("map_Kd texture.png\n");
+        o.close();
+        m.close();
+        const std::string path = obj.toStdString();
+        const std::string result = inChildProcess([&]() -> std::string {
+            const rig::Result<rig::Rig> r = rig::importFile(path);
+            if (!r.ok())
+                return "error: " + r.error();
+            if (const std::string p = hostile::rigInvariantProblem(r.value()); !p.empty())
+                return "broken rig: " + p;
+            return "loaded " + std::to_string(r->vertexCount());
+        });
+        // A triangle, no skin; the material library is of no use to RigScope (ignoring it is fine).
+        QVERIFY2(result == "loaded 3" || result.rfind("error: " + path + ": ", 0) == 0, result.c_str());
     }
 
     /// The checker itself: it must catch what it is there to catch.

@@ -825,6 +825,7 @@ void Viewport::keyPressEvent(QKeyEvent* e)
         resetCamera();
         return;
     }
+    emit unhandledKey(e->key(), e->modifiers());
     QWindow::keyPressEvent(e);
 }
 

@@ -58,6 +58,9 @@ signals:
     void pickRequested(QPointF pos);
     void frameRendered(double milliseconds);
     void initFailed(const QString& message);
+    /// A key the viewport does not handle itself (the main window maps it to its menu shortcuts: a native child
+    /// window's key events never reach QShortcut).
+    void unhandledKey(int key, Qt::KeyboardModifiers modifiers);
 
 protected:
     void exposeEvent(QExposeEvent*) override;
