@@ -59,7 +59,7 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
     out.methods.assign(methods.begin(), methods.end());
     evaluateWorld(rig, pose, out.world);
 
-    std::vector<std::vector<glm::mat4>> skinPalettes;
+    std::vector<std::vector<glm::mat4>>& skinPalettes = out.skinPalettes;
     evaluatePalettes(rig, out.world, skinPalettes);
 
     out.meshes.resize(rig.meshes.size());
@@ -67,7 +67,7 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
     out.mirroredJoints.clear();
     out.singularJoints.clear();
     const bool wantDq = out.has(Method::DualQuaternion);
-    RebuildScratch scratch;
+    RebuildScratch& scratch = out.rebuildScratch;
 
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         const Mesh& mesh = rig.meshes[m];
@@ -77,9 +77,10 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         const bool tangents = mesh.hasTangents();
 
         // Palette: the skin's matrices plus the identity for unbound vertices, or the node's world matrix.
-        std::vector<glm::mat4> matrices;
+        std::vector<glm::mat4>& matrices = me.paletteMatrices;
+        matrices.clear();
         if (mesh.isSkinned()) {
-            matrices = skinPalettes[size_t(mesh.skin)];
+            matrices.assign(skinPalettes[size_t(mesh.skin)].begin(), skinPalettes[size_t(mesh.skin)].end());
             matrices.push_back(glm::mat4(1.0f));
         } else {
             matrices.push_back(mesh.node >= 0 ? out.world[size_t(mesh.node)] : glm::mat4(1.0f));
@@ -152,7 +153,6 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
             rebuildSurface(mesh, rt, me.dualQuaternion, scratch);
         }
 
-        Surface discard;
         for (Method method : methods) {
             MethodFrames& frames = me.methods[size_t(method)];
             const Surface& surface = me.surfaceOf(method);
@@ -162,7 +162,7 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
                 frames.flags.assign(n, SkinFlagNone);
             } else if (method != Method::Linear && method != Method::DualQuaternion) {
                 // Positions equal the linear ones: skin into a scratch surface, keep only the frames.
-                skin(method, discard, frames);
+                skin(method, me.scratch, frames);
             }
             resize(frames.normalErrorDeg, n);
             resize(frames.tangentErrorDeg, n);
@@ -175,7 +175,7 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
     }
 
     // Statistics over all meshes, per method.
-    std::vector<float> all;
+    std::vector<float>& all = out.statsScratch;
     for (Method method : methods) {
         MethodStats& st = out.stats[size_t(method)];
         for (int which = 0; which < 2; ++which) {
@@ -185,7 +185,7 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
                 const std::vector<float>& e = which == 0 ? f.normalErrorDeg : f.tangentErrorDeg;
                 all.insert(all.end(), e.begin(), e.end());
             }
-            (which == 0 ? st.normal : st.tangent) = errorStats(all);
+            (which == 0 ? st.normal : st.tangent) = errorStats(all, out.statsSorted);
         }
         for (const MeshEvaluation& me : out.meshes)
             for (uint8_t f : me.methods[size_t(method)].flags) {

@@ -14,6 +14,7 @@
 #include "metrics.h"
 #include "model.h"
 #include "pose.h"
+#include "reference.h"
 #include "skinning.h"
 #include "weight_gradients.h"
 
@@ -60,11 +61,14 @@ struct MeshEvaluation {
     std::vector<glm::vec3> morphedNormals;
     std::vector<glm::vec4> morphedTangents;
     std::vector<JointFrame> palette;
+    std::vector<glm::mat4> paletteMatrices; ///< scratch: the matrices palette is built from
     Surface linear;         ///< linear-blend positions (every method but dual-quaternion)
     Surface dualQuaternion; ///< filled when Method::DualQuaternion is evaluated
     std::array<MethodFrames, kMethodCount> methods;
 
     const Surface& surfaceOf(Method m) const { return m == Method::DualQuaternion ? dualQuaternion : linear; }
+
+    Surface scratch; ///< positions of methods whose positions equal the linear ones (not kept)
 };
 
 struct MethodStats {
@@ -83,10 +87,16 @@ struct Evaluation {
     std::vector<int> singularJoints; ///< node indices whose skin matrix is singular in this pose
 
     bool has(Method m) const;
+
+    // Scratch reused by evaluate().
+    std::vector<std::vector<glm::mat4>> skinPalettes;
+    std::vector<float> statsScratch;
+    std::vector<float> statsSorted;
+    RebuildScratch rebuildScratch;
 };
 
 /// Evaluates `methods` (Rebuilt included or not; the reference is always computed) for the pose.
-/// `out` is reused: repeated calls with the same rig allocate nothing new.
+/// `out` keeps its buffers: repeated calls with the same rig allocate nothing proportional to the vertex count.
 void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pose, std::span<const Method> methods,
               const DeformSettings& settings, Evaluation& out);
 

@@ -601,10 +601,6 @@ private:
         const uint64_t size = uint64_t(componentSize(componentType));
         const uint64_t elementSize = size * uint64_t(components);
 
-        uint64_t outBytes = 0;
-        if (!mulAdd(count, uint64_t(components) * sizeof(T), 0, outBytes) || !m_budget.take(outBytes))
-            return failure(who + ": count " + std::to_string(count) + " needs more memory than the reader's limit allows");
-
         // Locate the dense data (absent: zeros) and check its whole extent first.
         const uint8_t* base = nullptr;
         uint64_t stride = elementSize;
@@ -632,6 +628,10 @@ private:
             base = v.value.bytes.data + offset;
         }
 
+        // Only now (the extent is real, or there is no data at all) charge the output to the budget.
+        uint64_t outBytes = 0;
+        if (!mulAdd(count, uint64_t(components) * sizeof(T), 0, outBytes) || !m_budget.take(outBytes))
+            return failure(who + ": count " + std::to_string(count) + " needs more memory than the reader's limit allows");
         out.assign(size_t(count) * size_t(components), T{});
         auto convert = [&](const uint8_t* p, T& dst) {
             if constexpr (std::is_same_v<T, float>) {

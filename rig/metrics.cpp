@@ -35,8 +35,14 @@ void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec4> b, s
 
 ErrorStats errorStats(std::span<const float> errors)
 {
+    std::vector<float> scratch;
+    return errorStats(errors, scratch);
+}
+
+ErrorStats errorStats(std::span<const float> errors, std::vector<float>& defined)
+{
     ErrorStats s;
-    std::vector<float> defined;
+    defined.clear();
     defined.reserve(errors.size());
     double sum = 0.0;
     for (float e : errors) {

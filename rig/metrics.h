@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include <glm/glm.hpp>
 
@@ -32,6 +33,8 @@ struct ErrorStats {
 };
 
 /// Statistics over the defined entries (>= 0) of errors; all zeros when none is defined.
+/// `scratch` holds a copy of the defined values (for the percentile); reuse it to avoid allocating.
+ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch);
 ErrorStats errorStats(std::span<const float> errors);
 
 } // namespace rig

@@ -1,10 +1,13 @@
 // Every deformation method against analytic answers, on the built-in rigs and on hand-built ones.
 #include "testutil.h"
 
+#include <atomic>
 #include <random>
+#include <thread>
 
 #include "rig/deform.h"
 #include "rig/joint_frames.h"
+#include "rig/parallel.h"
 #include "rig/pose.h"
 #include "rig/skinning.h"
 
@@ -36,6 +39,125 @@ const MethodFrames& frames(const Run& r, Method m, size_t mesh = 0) { return r.e
 
 constexpr double kRad = 180.0 / 3.14159265358979323846;
 
+// A benchmark rig in a random pose with some scale, its palette, and a linear job reading its bind-space inputs.
+struct PosedJob {
+    Rig rig;
+    RigRuntime runtime;
+    std::vector<JointFrame> palette;
+    SkinJob job;
+
+    PosedJob(size_t vertices, int joints, int k, unsigned seed)
+    {
+        rig = makeBenchmarkRig(vertices, joints, k);
+        runtime = buildRuntime(rig, k);
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<float> u(-60.0f, 60.0f);
+        Pose pose;
+        for (const Node& n : rig.skeleton.nodes) {
+            pose.joints[n.name].rotateDeg = glm::vec3(u(rng), u(rng), u(rng));
+            pose.joints[n.name].scale = glm::vec3(1.0f + u(rng) / 200.0f, 1.0f, 1.0f - u(rng) / 300.0f);
+            pose.joints[n.name].translate = glm::vec3(u(rng), u(rng), u(rng)) / 100.0f;
+        }
+        auto resolved = resolvePose(rig, pose);
+        if (!resolved)
+            qFatal("pose: %s", resolved.error().c_str());
+        std::vector<glm::mat4> world;
+        evaluateWorld(rig, resolved.value(), world);
+        std::vector<std::vector<glm::mat4>> pal;
+        evaluatePalettes(rig, world, pal);
+        std::vector<glm::mat4> m = pal[0];
+        m.push_back(glm::mat4(1.0f));
+        palette.resize(m.size());
+        buildJointFrames(m, palette);
+        const Mesh& mesh = rig.meshes[0];
+        job.method = Method::Linear;
+        job.palette = palette;
+        job.influencesPerVertex = k;
+        job.joints = runtime.meshes[0].stream.joints;
+        job.weights = runtime.meshes[0].stream.weights;
+        job.positions = mesh.positions;
+        job.normals = mesh.normals;
+        job.tangents = mesh.tangents;
+    }
+    size_t size() const { return rig.meshes[0].vertexCount(); }
+};
+
+// Output arrays of one job, filled with a sentinel; `offset` shifts them in their storage (another alignment).
+struct Outputs {
+    static constexpr float kSentinel = -12345.0f;
+    std::vector<glm::vec3> p, n;
+    std::vector<glm::vec4> t;
+    std::vector<uint8_t> f;
+    size_t offset = 0, count = 0;
+
+    Outputs(size_t count_, bool tangents, size_t offset_ = 0) : offset(offset_), count(count_)
+    {
+        p.assign(count + offset, glm::vec3(kSentinel));
+        n.assign(count + offset, glm::vec3(kSentinel));
+        t.assign(tangents ? count + offset : 0, glm::vec4(kSentinel));
+        f.assign(count + offset, 0xAB);
+    }
+    void attach(SkinJob& job)
+    {
+        job.outPositions = std::span(p).subspan(offset, count);
+        job.outNormals = std::span(n).subspan(offset, count);
+        job.outTangents = t.empty() ? std::span<glm::vec4>() : std::span(t).subspan(offset, count);
+        job.outFlags = std::span(f).subspan(offset, count);
+    }
+};
+
+// Compares vertex v of a kernel's outputs with the scalar path's, within the documented tolerances.
+bool matches(const Outputs& a, const Outputs& ref, size_t v, QString* why)
+{
+    const glm::vec3 pa = a.p[a.offset + v], pr = ref.p[ref.offset + v];
+    const glm::vec3 na = a.n[a.offset + v], nr = ref.n[ref.offset + v];
+    if (!(glm::length(pa - pr) <= 1e-5f * std::max(1.0f, glm::length(pr)))) {
+        *why = QStringLiteral("position");
+        return false;
+    }
+    if (glm::length(nr) == 0.0f ? glm::length(na) != 0.0f
+                                : !(angleDeg(na, nr) < 0.01 && std::fabs(glm::length(na) - 1.0f) < 1e-5f)) {
+        *why = QStringLiteral("normal");
+        return false;
+    }
+    if (!a.t.empty()) {
+        const glm::vec4 ta = a.t[a.offset + v], tr = ref.t[ref.offset + v];
+        const glm::vec3 ta3(ta), tr3(tr);
+        if (glm::length(tr3) == 0.0f ? glm::length(ta3) != 0.0f
+                                     : !(angleDeg(ta3, tr3) < 0.01 && std::fabs(glm::length(ta3) - 1.0f) < 1e-5f)) {
+            *why = QStringLiteral("tangent");
+            return false;
+        }
+        if (ta.w != tr.w) {
+            *why = QStringLiteral("handedness");
+            return false;
+        }
+    }
+    if (a.f[a.offset + v] != SkinFlagNone) {
+        *why = QStringLiteral("flag");
+        return false;
+    }
+    return true;
+}
+
+bool untouched(const Outputs& a, size_t v)
+{
+    const size_t i = a.offset + v;
+    bool ok = a.p[i] == glm::vec3(Outputs::kSentinel) && a.n[i] == glm::vec3(Outputs::kSentinel) && a.f[i] == 0xAB;
+    if (!a.t.empty())
+        ok = ok && a.t[i] == glm::vec4(Outputs::kSentinel);
+    return ok;
+}
+
+std::vector<LinearKernel> simdKernels()
+{
+    std::vector<LinearKernel> out;
+    for (LinearKernel k : {LinearKernel::Avx2, LinearKernel::Avx512})
+        if (linearKernelAvailable(k))
+            out.push_back(k);
+    return out;
+}
+
 } // namespace
 
 class TestSkinning : public QObject {
@@ -56,6 +178,11 @@ private slots:
     void polarDecomposition();
     void unboundVertexStaysAtBindPosition();
     void fastPathMatchesScalar();
+    void linearKernelsMatchScalar_data();
+    void linearKernelsMatchScalar();
+    void linearKernelsWriteOnlyTheirRange();
+    void linearKernelsFallBackOnNonFinitePalette();
+    void parallelForCoversEveryIndexOnce();
     void eightInfluencesUseMoreWeights();
     void validateRejectsBadSizes();
 };
@@ -419,6 +546,161 @@ void TestSkinning::fastPathMatchesScalar()
         QVERIFY(angleDeg(glm::vec3(t1[v]), glm::vec3(t2[v])) < 0.01);
         QCOMPARE(t1[v].w, t2[v].w);
     }
+}
+
+void TestSkinning::linearKernelsMatchScalar_data()
+{
+    QTest::addColumn<int>("kernel");
+    QTest::addColumn<int>("k");
+    QTest::addColumn<bool>("tangents");
+    QTest::addColumn<int>("vertices");
+    for (LinearKernel kernel : simdKernels())
+        for (int k : {4, 8})
+            for (bool tangents : {true, false}) {
+                const std::string name = std::string(linearKernelName(kernel)) + " K=" + std::to_string(k) +
+                                         (tangents ? " tangents" : " no tangents");
+                QTest::newRow(name.c_str()) << int(kernel) << k << tangents << 20000;
+            }
+    // Large enough for the streaming (non-temporal) stores.
+    for (LinearKernel kernel : simdKernels())
+        QTest::newRow((std::string(linearKernelName(kernel)) + " K=4 streaming").c_str())
+            << int(kernel) << 4 << true << 230000;
+}
+
+void TestSkinning::linearKernelsMatchScalar()
+{
+    QFETCH(int, kernel);
+    QFETCH(int, k);
+    QFETCH(bool, tangents);
+    QFETCH(int, vertices);
+    PosedJob pj(size_t(vertices), 30, k, 11);
+    if (!tangents)
+        pj.job.tangents = {};
+    const size_t n = pj.size();
+    Outputs ref(n, tangents), out(n, tangents);
+    ref.attach(pj.job);
+    runLinearScalar(pj.job);
+    out.attach(pj.job);
+    QVERIFY(pj.job.validate());
+    runLinearKernel(pj.job, LinearKernel(kernel));
+    QString why;
+    for (size_t v = 0; v < n; ++v)
+        if (!matches(out, ref, v, &why))
+            QFAIL(qPrintable(QStringLiteral("vertex %1: %2").arg(v).arg(why)));
+    // SkinJob::run through parallelFor chunks gives the same as one call.
+    if (LinearKernel(kernel) == linearKernel()) {
+        Outputs par(n, tangents);
+        par.attach(pj.job);
+        parallelFor(n, 1000, 3, [&](size_t b, size_t e) {
+            SkinJob part = pj.job;
+            part.first = b;
+            part.last = e;
+            part.run();
+        });
+        for (size_t v = 0; v < n; ++v)
+            QVERIFY(std::memcmp(&par.p[v], &out.p[v], sizeof(glm::vec3)) == 0 &&
+                    std::memcmp(&par.n[v], &out.n[v], sizeof(glm::vec3)) == 0 &&
+                    (!tangents || std::memcmp(&par.t[v], &out.t[v], sizeof(glm::vec4)) == 0));
+    }
+}
+
+void TestSkinning::linearKernelsWriteOnlyTheirRange()
+{
+    // Ranges that start and end at every phase of the kernels' 16-vertex blocks and 64-byte lines, on output arrays
+    // at several alignments: inside the range the result equals the scalar path, outside nothing changes.
+    // Offset 0 uses exactly-sized arrays, so that ASan sees any access past either end.
+    PosedJob pj(4096, 20, 4, 5);
+    const size_t n = pj.size();
+    Outputs ref(n, true);
+    ref.attach(pj.job);
+    runLinearScalar(pj.job);
+    const std::pair<size_t, size_t> ranges[] = {
+        {0, n},      {0, 1},      {n - 1, n},  {1, n - 1}, {5, 21},    {17, 18},  {3, 3 + 16 * 7 + 7},
+        {16, 32},    {15, 33},    {7, 7 + 16}, {100, 115}, {n - 15, n}, {n - 17, n - 2}, {0, 47}, {1000, 2025},
+    };
+    for (LinearKernel kernel : simdKernels())
+        for (size_t offset : {size_t(0), size_t(1), size_t(2), size_t(3), size_t(5)})
+            for (const auto& [first, last] : ranges) {
+                Outputs out(n, true, offset);
+                out.attach(pj.job);
+                pj.job.first = first;
+                pj.job.last = last;
+                runLinearKernel(pj.job, kernel);
+                QString why;
+                for (size_t v = 0; v < n; ++v) {
+                    const bool inside = v >= first && v < last;
+                    if (inside ? !matches(out, ref, v, &why) : !untouched(out, v))
+                        QFAIL(qPrintable(QStringLiteral("%1, offset %2, range [%3, %4): vertex %5 %6")
+                                             .arg(QString::fromLatin1(linearKernelName(kernel).data()))
+                                             .arg(offset).arg(first).arg(last).arg(v)
+                                             .arg(inside ? QStringLiteral("wrong: ") + why : QStringLiteral("written"))));
+                }
+            }
+}
+
+void TestSkinning::linearKernelsFallBackOnNonFinitePalette()
+{
+    // The SIMD kernels multiply unused slots (joint 0, weight 0) instead of skipping them; a non-finite matrix
+    // sends the job to the scalar path, which skips zero weights: the results stay finite where they should.
+    PosedJob pj(2000, 10, 8, 9);
+    pj.palette[0].matrix[3][0] = std::numeric_limits<float>::infinity();
+    pj.job.palette = pj.palette;
+    const size_t n = pj.size();
+    Outputs ref(n, true);
+    ref.attach(pj.job);
+    runLinearScalar(pj.job);
+    for (LinearKernel kernel : simdKernels()) {
+        Outputs out(n, true);
+        out.attach(pj.job);
+        runLinearKernel(pj.job, kernel);
+        for (size_t v = 0; v < n; ++v) {
+            QVERIFY(std::memcmp(&out.p[v], &ref.p[v], sizeof(glm::vec3)) == 0);
+            QVERIFY(std::memcmp(&out.n[v], &ref.n[v], sizeof(glm::vec3)) == 0);
+        }
+    }
+    size_t finite = 0;
+    for (const glm::vec3& p : ref.p)
+        finite += std::isfinite(p.x) ? 1 : 0;
+    QVERIFY(finite > 0 && finite < n); // joint 0 carries weight somewhere, not everywhere
+}
+
+void TestSkinning::parallelForCoversEveryIndexOnce()
+{
+    for (unsigned threads : {1u, 2u, 3u, 8u})
+        for (size_t count : {size_t(1), size_t(63), size_t(1000), size_t(100003)})
+            for (size_t grain : {size_t(1), size_t(64), size_t(5000)}) {
+                std::vector<std::atomic<int>> hits(count);
+                parallelFor(count, grain, threads, [&](size_t b, size_t e) {
+                    QVERIFY(b < e && e <= count);
+                    for (size_t i = b; i < e; ++i)
+                        hits[i].fetch_add(1, std::memory_order_relaxed);
+                });
+                for (size_t i = 0; i < count; ++i)
+                    QCOMPARE(hits[i].load(), 1);
+            }
+    // Nested and concurrent calls (the pool is busy: they get threads of their own).
+    std::atomic<size_t> total{0};
+    auto nested = [&] {
+        parallelFor(64, 1, 4, [&](size_t b, size_t e) {
+            for (size_t i = b; i < e; ++i)
+                parallelFor(100, 10, 2, [&](size_t b2, size_t e2) { total += e2 - b2; });
+        });
+    };
+    std::thread other(nested);
+    nested();
+    other.join();
+    QCOMPARE(total.load(), size_t(2 * 64 * 100));
+    // The thread limit applies to threads == 0 on this thread only.
+    std::atomic<int> maxConcurrent{0}, now{0};
+    {
+        const ScopedThreadLimit limit(1);
+        parallelFor(100000, 100, 0, [&](size_t, size_t) {
+            const int c = ++now;
+            maxConcurrent = std::max(maxConcurrent.load(), c);
+            --now;
+        });
+    }
+    QCOMPARE(maxConcurrent.load(), 1);
 }
 
 void TestSkinning::eightInfluencesUseMoreWeights()
