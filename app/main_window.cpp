@@ -26,6 +26,7 @@
 #include "document.h"
 #include "pose_file.h"
 #include "panels/audit_panel.h"
+#include "panels/methods_panel.h"
 #include "panels/vertex_panel.h"
 #include "rig/import.h"
 #include "rig/samples.h"
@@ -165,6 +166,7 @@ void MainWindow::buildDocks()
     };
     add(new panels::VertexPanel(m_doc, this), tr("Vertex"), QStringLiteral("dock.vertex"), Qt::RightDockWidgetArea);
     add(new panels::AuditPanel(m_doc, this), tr("Audit"), QStringLiteral("dock.audit"), Qt::RightDockWidgetArea);
+    add(new panels::MethodsPanel(m_doc, this), tr("Methods"), QStringLiteral("dock.methods"), Qt::BottomDockWidgetArea);
 }
 
 void MainWindow::buildMenus()

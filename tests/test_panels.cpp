@@ -1,0 +1,103 @@
+// Dock panels against the document: the methods table (model checked by QAbstractItemModelTester), the vertex panel,
+// the audit panel.
+#include "testutil.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+
+#include "app/document.h"
+#include "panels/audit_panel.h"
+#include "panels/method_stats_model.h"
+#include "panels/methods_panel.h"
+#include "panels/vertex_panel.h"
+
+class TestPanels : public QObject {
+    Q_OBJECT
+private slots:
+    void methodsTableMatchesTheCpuEvaluation();
+    void methodsModelPassesTheTester();
+    void vertexPanelShowsRawWeightsAndErrors();
+    void auditPanelListsFindingsAndSelectsVertices();
+};
+
+void TestPanels::methodsTableMatchesTheCpuEvaluation()
+{
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("ramp")));
+    panels::MethodsPanel panel(&doc);
+    rig::Pose pose;
+    pose.joints["root"].scale = glm::vec3(2, 1, 1);
+    QVERIFY(doc.setPose(pose));
+    // The evaluation runs off the GUI thread; wait for the result of the current pose.
+    QTRY_VERIFY_WITH_TIMEOUT(panel.model()->rowCount() == 8 &&
+                                 panel.model()->data(panel.model()->index(1, panels::MethodStatsModel::ColNormalMax), Qt::UserRole).toDouble() > 30.0,
+                             20000);
+    const panels::MethodStatsModel* m = panel.model();
+    for (int row = 0; row < m->rowCount(); ++row) {
+        const rig::Method method = m->methodAt(row);
+        const double max = m->data(m->index(row, panels::MethodStatsModel::ColNormalMax), Qt::UserRole).toDouble();
+        if (method == rig::Method::Linear)
+            RS_COMPARE_NEAR(max, 36.8699, 0.01);
+        if (method == rig::Method::Cofactor || method == rig::Method::InverseTranspose || method == rig::Method::Rebuilt)
+            RS_COMPARE_NEAR(max, 0.0, 0.01);
+    }
+    // A click on a row selects that method in the document.
+    QCOMPARE(m->data(m->index(4, 0)).toString(), QStringLiteral("cofactor"));
+}
+
+void TestPanels::methodsModelPassesTheTester()
+{
+    panels::MethodStatsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const rig::Rig rg = testutil::sample("elbow");
+    const rig::RigRuntime rt = rig::buildRuntime(rg, 4);
+    rig::Pose pose;
+    pose.joints["lower"].rotateDeg = glm::vec3(0, 0, 60);
+    rig::Evaluation eval;
+    rig::evaluate(rg, rt, rig::resolvePose(rg, pose).value(), rig::allMethods(), {}, eval);
+    model.setEvaluation(eval);
+    QCOMPARE(model.rowCount(), 8);
+    QCOMPARE(model.columnCount(), int(panels::MethodStatsModel::ColumnCount));
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
+    model.setEvaluation(eval);
+    const double linearMean = model.data(model.index(1, panels::MethodStatsModel::ColNormalMean), Qt::UserRole).toDouble();
+    RS_COMPARE_NEAR(linearMean, eval.stats[size_t(rig::Method::Linear)].normal.mean, 1e-9);
+}
+
+void TestPanels::vertexPanelShowsRawWeightsAndErrors()
+{
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("twist_tube")));
+    panels::VertexPanel panel(&doc);
+    QVERIFY(panel.text().contains(QStringLiteral("Click")));
+    // A vertex on the x = 1 ring: 0.5 / 0.5.
+    const rig::Mesh& mesh = doc.loaded()->rig.meshes[0];
+    int ring = -1;
+    for (size_t v = 0; v < mesh.vertexCount(); ++v)
+        if (std::fabs(mesh.positions[v].x - 1.0f) < 1e-6f) {
+            ring = int(v);
+            break;
+        }
+    QVERIFY(ring >= 0);
+    doc.setSelectedVertex(ring);
+    const QString text = panel.text();
+    QVERIFY2(text.contains(QStringLiteral("root: 0.5")) && text.contains(QStringLiteral("twist: 0.5")), qPrintable(text));
+    QVERIFY(text.contains(QStringLiteral("normal error")));
+}
+
+void TestPanels::auditPanelListsFindingsAndSelectsVertices()
+{
+    app::Document doc;
+    QSignalSpy done(&doc, &app::Document::loadFinished);
+    doc.openFile(QString::fromStdString(testutil::assetPath("CesiumMan/cesium_man.gltf")));
+    QVERIFY(done.wait(20000));
+    panels::AuditPanel panel(&doc);
+    QVERIFY(panel.findingCount() >= 1);
+    const rig::AuditFinding* f = doc.loaded()->audit.find("weights-not-normalised");
+    QVERIFY(f);
+    QCOMPARE(f->count, size_t(210));
+}
+
+QTEST_MAIN(TestPanels)
+#include "test_panels.moc"
