@@ -3,7 +3,8 @@
 // Why: Assimp 5.2.4's glTF reader keeps only weights > 0 whose joint index is below the skin's joint count, and turns
 // normalised integer weights into garbage; the audit must see what the file holds. This reader decodes, for every
 // mesh primitive, the JOINTS_n / WEIGHTS_n pairs (every n) as authored: NaN, negative and out-of-range pairs included.
-// Only exact 0.0 weights are skipped (as Assimp skips its padding entries), so clean data gives Assimp's counts.
+// Only weights equal to 0.0 (+0 or -0: no effect anywhere) are skipped, as the importer skips Assimp's padding
+// entries, so clean data gives Assimp's counts.
 //
 // Input: a .gltf JSON document (buffers as base64 data: URIs, or external files resolved against baseDir) or a .glb
 // container (chosen by the "glTF" magic, whatever the file is called). Accessors: byteOffset, bufferView byteStride,
@@ -49,7 +50,7 @@ struct GltfPrimitiveSkin {
     int skinSets = 0;                 ///< JOINTS_n / WEIGHTS_n pairs read
     bool floatWeights = true;         ///< every WEIGHTS_n is FLOAT (Assimp 5.2.4 garbles the integer kinds)
     /// Raw influences, CSR as Mesh: (glTF skin-local joint index, weight), in authored order (set 0 components 0..3,
-    /// then set 1, ...), exact 0.0 weights skipped. Offsets have vertexCount + 1 entries when skinSets > 0.
+    /// then set 1, ...), weights == 0.0 skipped. Offsets have vertexCount + 1 entries when skinSets > 0.
     std::vector<uint32_t> influenceOffsets;
     std::vector<Influence> influences;
     std::string error;                ///< non-empty: this primitive could not be decoded (the fields above are empty)

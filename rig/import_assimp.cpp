@@ -697,6 +697,9 @@ private:
             return;
         }
         m_rawSkins = std::move(r.value());
+        for (const auto& prims : m_rawSkins->meshes)
+            for (const GltfPrimitiveSkin& p : prims)
+                m_rawByName[p.assimpName].push_back(&p);
     }
 
     /// Replaces Assimp's influences of aiMesh `aiIndex` (already in `mesh`, joint = bone index) by the raw ones of its
@@ -716,11 +719,9 @@ private:
             add(raw.primitive(raw.assimpOrder[aiIndex]));
         if (aiIndex < raw.fileOrder.size())
             add(raw.primitive(raw.fileOrder[aiIndex]));
-        const std::string name = str(src.mName);
-        for (const auto& prims : raw.meshes)
-            for (const GltfPrimitiveSkin& p : prims)
-                if (p.assimpName == name)
-                    add(&p);
+        if (auto it = m_rawByName.find(str(src.mName)); it != m_rawByName.end())
+            for (const GltfPrimitiveSkin* p : it->second)
+                add(p);
 
         std::string reason;
         bool reasonFromSameSize = false, external = false;
@@ -1136,6 +1137,7 @@ private:
     const ImportOptions& m_options;
     const RawGltfSource& m_rawSource;
     std::optional<GltfSkinData> m_rawSkins; ///< the file's own skinning data, when read
+    std::unordered_map<std::string, std::vector<const GltfPrimitiveSkin*>> m_rawByName; ///< by Assimp's aiMesh name
     bool m_rawUsed = false;                 ///< some mesh's influences came from m_rawSkins
     bool m_rawExternal = false;             ///< some mesh needed an external buffer that memory import cannot reach
     Rig m_rig;
