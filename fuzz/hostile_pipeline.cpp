@@ -360,7 +360,7 @@ std::string statsProblem(const rig::ErrorStats& s, size_t vertices, const std::s
                                     std::to_string(s.mean) + ", p95 " + std::to_string(s.p95) + ")";
 }
 
-std::string evaluationProblem(const rig::Rig& rig, const rig::Evaluation& eval)
+std::string evaluationProblemImpl(const rig::Rig& rig, const rig::Evaluation& eval)
 {
     if (eval.meshes.size() != rig.meshes.size())
         return "evaluation mesh count";
@@ -435,7 +435,7 @@ std::string evaluateAndReport(const rig::Rig& rig, const rig::RigRuntime& rt, co
 {
     rig::Evaluation eval;
     rig::evaluate(rig, rt, resolved, rig::allMethods(), settings, eval);
-    if (auto p = evaluationProblem(rig, eval); !p.empty())
+    if (auto p = evaluationProblemImpl(rig, eval); !p.empty())
         return label + ": " + p;
     rig::ReportOptions options;
     options.perVertex = perVertex;
@@ -530,6 +530,11 @@ std::string rigInvariantProblem(const rig::Rig& r)
                 return "clip '" + c.name + "': morph channel mesh out of range";
     }
     return {};
+}
+
+std::string evaluationProblem(const rig::Rig& rig, const rig::Evaluation& eval)
+{
+    return evaluationProblemImpl(rig, eval);
 }
 
 std::string jsonProblem(std::string_view json)

@@ -62,6 +62,9 @@ ReportCheck checkReport(const rig::Rig& rig, const rig::RigRuntime& runtime, con
 std::string errorMessageProblem(const std::string& message, const std::string& displayName);
 /// Empty when the rig satisfies the structural invariants the importer promises (indices, CSR, sizes, parents, ...).
 std::string rigInvariantProblem(const rig::Rig& rig);
+/// Empty when every evaluated method's frames are unit or zero (never NaN), its errors in [0, 180] or undefined, and
+/// its statistics consistent and finite.
+std::string evaluationProblem(const rig::Rig& rig, const rig::Evaluation& eval);
 /// Empty when `json` is well-formed JSON text (RFC 8259 grammar) whose numbers are all finite: no NaN, inf, Infinity.
 std::string jsonProblem(std::string_view json);
 

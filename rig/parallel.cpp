@@ -120,6 +120,13 @@ unsigned defaultThreadCount()
     return n ? n : 1;
 }
 
+unsigned resolveThreadCount(unsigned threads)
+{
+    if (threads == 0)
+        threads = t_threadLimit ? t_threadLimit : defaultThreadCount();
+    return std::min(threads, kMaxThreads);
+}
+
 ScopedThreadLimit::ScopedThreadLimit(unsigned threads) : m_previous(t_threadLimit)
 {
     t_threadLimit = std::max(1u, threads);
@@ -134,9 +141,7 @@ void parallelFor(size_t count, size_t grain, unsigned threads, const std::functi
 {
     if (count == 0)
         return;
-    if (threads == 0)
-        threads = t_threadLimit ? t_threadLimit : defaultThreadCount();
-    threads = std::min(threads, kMaxThreads);
+    threads = resolveThreadCount(threads);
     grain = std::max<size_t>(grain, 1);
     const size_t maxChunks = (count + grain - 1) / grain;
     const size_t used = std::min<size_t>(threads, maxChunks);

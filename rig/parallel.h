@@ -10,6 +10,10 @@ namespace rig {
 /// Number of hardware threads (at least 1).
 unsigned defaultThreadCount();
 
+/// The number of threads parallelFor would use for `threads` (0 = the default, see below), before the range and
+/// grain limit it further.
+unsigned resolveThreadCount(unsigned threads);
+
 /// Calls fn(first, last) on disjoint chunks covering [0, count), on up to `threads` threads (0 = the default: the
 /// innermost ScopedThreadLimit on this thread, else defaultThreadCount()), and returns when all are done. The caller
 /// runs chunks too. Chunks are at least `grain` long and are handed out dynamically (about 8 per thread), so a thread

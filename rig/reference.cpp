@@ -1,11 +1,13 @@
 #include "reference.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
 
 #include "math.h"
+#include "parallel.h"
 
 namespace rig {
 
@@ -73,6 +75,97 @@ std::vector<uint32_t> buildSmoothingGroups(std::span<const glm::vec3> positions,
     return group;
 }
 
+namespace {
+
+// The scatter of rebuildFrames, restricted to the accumulators in [lo, hi): normal sums are indexed by smoothing group,
+// tangent and bitangent sums by vertex, all in [0, n). Triangles are visited in index order and every owned sum gets
+// exactly the additions, in exactly the order, of one sequential pass over all triangles — so splitting the index
+// space between threads leaves every sum bit-for-bit the same.
+struct Scatter {
+    const glm::vec3* positions;
+    const glm::vec2* uvs;
+    const uint32_t* indices;
+    const uint32_t* groups;
+    glm::vec3* nsum;
+    glm::vec3* tsum;
+    glm::vec3* bsum;
+    bool wantTangents;
+
+    // Adds triangle t; the flags say which of its corners' sums are owned (all of them when kAll).
+    template <bool kAll>
+    inline void add(size_t t, uint32_t i0, uint32_t i1, uint32_t i2, uint32_t g0, uint32_t g1, uint32_t g2, bool n0,
+                    bool n1, bool n2, bool v0, bool v1, bool v2) const
+    {
+        const glm::vec3 e1 = positions[i1] - positions[i0];
+        const glm::vec3 e2 = positions[i2] - positions[i0];
+        const glm::vec3 c = glm::cross(e1, e2);
+        const float area2 = glm::dot(c, c);
+        if (!(area2 > 0.0f) || !std::isfinite(area2))
+            return; // zero-area (or non-finite) triangles contribute nothing
+        if (kAll || n0)
+            nsum[g0] += c;
+        if (kAll || n1)
+            nsum[g1] += c;
+        if (kAll || n2)
+            nsum[g2] += c;
+        if (!wantTangents || (!kAll && !(v0 | v1 | v2)))
+            return;
+        const glm::vec2 d1 = uvs[i1] - uvs[i0];
+        const glm::vec2 d2 = uvs[i2] - uvs[i0];
+        const float det = d1.x * d2.y - d2.x * d1.y;
+        if (!(std::fabs(det) > kMinUvDet) || !std::isfinite(det))
+            return;
+        const float w = std::sqrt(area2) / det;
+        const glm::vec3 ft = (e1 * d2.y - e2 * d1.y) * w;
+        const glm::vec3 fb = (e2 * d1.x - e1 * d2.x) * w;
+        if (!std::isfinite(ft.x + ft.y + ft.z + fb.x + fb.y + fb.z))
+            return;
+        if (kAll || v0) {
+            tsum[i0] += ft;
+            bsum[i0] += fb;
+        }
+        if (kAll || v1) {
+            tsum[i1] += ft;
+            bsum[i1] += fb;
+        }
+        if (kAll || v2) {
+            tsum[i2] += ft;
+            bsum[i2] += fb;
+        }
+    }
+
+    void run(size_t t0, size_t t1, uint32_t lo, uint32_t hi) const
+    {
+        auto own = [lo, hi](uint32_t i) { return i - lo < hi - lo; };
+        for (size_t t = t0; t < t1; ++t) {
+            const uint32_t i0 = indices[3 * t], i1 = indices[3 * t + 1], i2 = indices[3 * t + 2];
+            const uint32_t g0 = groups[i0], g1 = groups[i1], g2 = groups[i2];
+            const bool n0 = own(g0), n1 = own(g1), n2 = own(g2);
+            const bool v0 = own(i0), v1 = own(i1), v2 = own(i2);
+            if (n0 & n1 & n2 & v0 & v1 & v2) // the common case: every sum of the triangle is ours
+                add<true>(t, i0, i1, i2, g0, g1, g2, true, true, true, true, true, true);
+            else if (n0 | n1 | n2 | v0 | v1 | v2)
+                add<false>(t, i0, i1, i2, g0, g1, g2, n0, n1, n2, v0, v1, v2);
+        }
+    }
+
+    // One thread owns everything: the plain sequential scatter.
+    void runAll(size_t triangles) const
+    {
+        for (size_t t = 0; t < triangles; ++t) {
+            const uint32_t i0 = indices[3 * t], i1 = indices[3 * t + 1], i2 = indices[3 * t + 2];
+            add<true>(t, i0, i1, i2, groups[i0], groups[i1], groups[i2], true, true, true, true, true, true);
+        }
+    }
+};
+
+// Triangles per block of the parallel scatter, and vertices below which it runs on one thread.
+constexpr size_t kBlockTriangles = 4096;
+constexpr size_t kVertexBlock = 1024; // vertices per entry of the group-bounds table
+constexpr size_t kParallelVertices = 1 << 16;
+
+} // namespace
+
 void rebuildFrames(std::span<const glm::vec3> positions, std::span<const glm::vec2> uvs, std::span<const uint32_t> indices,
                    std::span<const uint32_t> groups, std::span<glm::vec3> outNormals, std::span<glm::vec4> outTangents,
                    RebuildScratch& scratch)
@@ -81,64 +174,109 @@ void rebuildFrames(std::span<const glm::vec3> positions, std::span<const glm::ve
     assert(groups.size() == n && outNormals.size() == n);
     assert(outTangents.empty() || outTangents.size() == n);
     assert(uvs.empty() || uvs.size() == n);
+    assert(n < size_t(UINT32_MAX));
     const bool wantTangents = !outTangents.empty() && !uvs.empty();
 
-    scratch.normalSums.assign(n, glm::vec3(0.0f));
+    // Sized here, zeroed by the owner of each range below.
+    scratch.normalSums.resize(n);
     if (wantTangents) {
-        scratch.tangentSums.assign(n, glm::vec3(0.0f));
-        scratch.bitangentSums.assign(n, glm::vec3(0.0f));
+        scratch.tangentSums.resize(n);
+        scratch.bitangentSums.resize(n);
     }
-    glm::vec3* nsum = scratch.normalSums.data();
-    glm::vec3* tsum = scratch.tangentSums.data();
-    glm::vec3* bsum = scratch.bitangentSums.data();
+    const Scatter scatter{positions.data(),          uvs.data(),
+                          indices.data(),            groups.data(),
+                          scratch.normalSums.data(), scratch.tangentSums.data(),
+                          scratch.bitangentSums.data(), wantTangents};
+    auto zero = [&](size_t lo, size_t hi) {
+        std::fill(scratch.normalSums.begin() + ptrdiff_t(lo), scratch.normalSums.begin() + ptrdiff_t(hi), glm::vec3(0.0f));
+        if (wantTangents) {
+            std::fill(scratch.tangentSums.begin() + ptrdiff_t(lo), scratch.tangentSums.begin() + ptrdiff_t(hi), glm::vec3(0.0f));
+            std::fill(scratch.bitangentSums.begin() + ptrdiff_t(lo), scratch.bitangentSums.begin() + ptrdiff_t(hi),
+                      glm::vec3(0.0f));
+        }
+    };
 
     const size_t triangles = indices.size() / 3;
-    for (size_t t = 0; t < triangles; ++t) {
-        const uint32_t i0 = indices[3 * t], i1 = indices[3 * t + 1], i2 = indices[3 * t + 2];
-        assert(i0 < n && i1 < n && i2 < n);
-        const glm::vec3 e1 = positions[i1] - positions[i0];
-        const glm::vec3 e2 = positions[i2] - positions[i0];
-        const glm::vec3 c = glm::cross(e1, e2);
-        const float area2 = glm::dot(c, c);
-        if (!(area2 > 0.0f) || !std::isfinite(area2))
-            continue; // zero-area (or non-finite) triangles contribute nothing
-        nsum[groups[i0]] += c;
-        nsum[groups[i1]] += c;
-        nsum[groups[i2]] += c;
-        if (!wantTangents)
-            continue;
-        const glm::vec2 d1 = uvs[i1] - uvs[i0];
-        const glm::vec2 d2 = uvs[i2] - uvs[i0];
-        const float det = d1.x * d2.y - d2.x * d1.y;
-        if (!(std::fabs(det) > kMinUvDet) || !std::isfinite(det))
-            continue;
-        const float w = std::sqrt(area2) / det;
-        const glm::vec3 ft = (e1 * d2.y - e2 * d1.y) * w;
-        const glm::vec3 fb = (e2 * d1.x - e1 * d2.x) * w;
-        if (!std::isfinite(ft.x + ft.y + ft.z + fb.x + fb.y + fb.z))
-            continue;
-        tsum[i0] += ft;
-        tsum[i1] += ft;
-        tsum[i2] += ft;
-        bsum[i0] += fb;
-        bsum[i1] += fb;
-        bsum[i2] += fb;
+    for (size_t i = 0; i < 3 * triangles; ++i)
+        assert(indices[i] < n);
+    const bool parallel = n >= kParallelVertices && triangles >= 2 * kBlockTriangles && resolveThreadCount(0) > 1;
+    if (!parallel) {
+        zero(0, n);
+        scatter.runAll(triangles);
+    } else {
+        // Every block of triangles gets bounds on the accumulator indices it touches (vertices and their groups),
+        // so that the owner of an index range visits only the blocks that can add to it. Bounds may be wider than
+        // the truth, never narrower: a triangle block's vertex range [vlo, vhi], widened by the smallest and largest
+        // group of every kVertexBlock-vertex block in that range.
+        const size_t blocks = (triangles + kBlockTriangles - 1) / kBlockTriangles;
+        const size_t vertexBlocks = (n + kVertexBlock - 1) / kVertexBlock;
+        // Reused across calls on this thread (the lambdas below run on pool threads: they use the pointers).
+        thread_local std::vector<std::pair<uint32_t, uint32_t>> boundsBuffer, groupBoundsBuffer;
+        boundsBuffer.resize(blocks);
+        groupBoundsBuffer.resize(vertexBlocks);
+        std::pair<uint32_t, uint32_t>* bounds = boundsBuffer.data();
+        std::pair<uint32_t, uint32_t>* groupBounds = groupBoundsBuffer.data();
+        const uint32_t* idx = indices.data();
+        const uint32_t* grp = groups.data();
+        parallelFor(vertexBlocks, 16, 0, [&](size_t b0, size_t b1) {
+            for (size_t b = b0; b < b1; ++b) {
+                uint32_t lo = UINT32_MAX, hi = 0;
+                for (size_t v = b * kVertexBlock; v < std::min(n, (b + 1) * kVertexBlock); ++v) {
+                    lo = std::min(lo, grp[v]);
+                    hi = std::max(hi, grp[v]);
+                }
+                groupBounds[b] = {lo, hi};
+            }
+        });
+        parallelFor(blocks, 16, 0, [&](size_t b0, size_t b1) {
+            for (size_t b = b0; b < b1; ++b) {
+                uint32_t lo = UINT32_MAX, hi = 0;
+                const size_t t1 = std::min(triangles, (b + 1) * kBlockTriangles);
+                for (size_t i = 3 * b * kBlockTriangles; i < 3 * t1; ++i) {
+                    lo = std::min(lo, idx[i]);
+                    hi = std::max(hi, idx[i]);
+                }
+                uint32_t glo = lo, ghi = hi;
+                for (size_t vb = lo / kVertexBlock; vb <= hi / kVertexBlock; ++vb) {
+                    glo = std::min(glo, groupBounds[vb].first);
+                    ghi = std::max(ghi, groupBounds[vb].second);
+                }
+                bounds[b] = {glo, ghi};
+            }
+        });
+        const auto* blockBounds = bounds;
+        parallelFor(n, 8192, 0, [&](size_t lo, size_t hi) {
+            zero(lo, hi);
+            for (size_t b = 0; b < blocks; ++b)
+                if (blockBounds[b].first < hi && blockBounds[b].second >= lo)
+                    scatter.run(b * kBlockTriangles, std::min(triangles, (b + 1) * kBlockTriangles), uint32_t(lo),
+                                uint32_t(hi));
+        });
     }
 
-    for (size_t v = 0; v < n; ++v) {
-        const glm::vec3 nrm = safeNormalize(nsum[groups[v]]);
-        outNormals[v] = nrm;
-        if (outTangents.empty())
-            continue;
-        if (!wantTangents || !isDefined(nrm)) {
-            outTangents[v] = glm::vec4(0.0f);
-            continue;
+    const glm::vec3* nsum = scratch.normalSums.data();
+    const glm::vec3* tsum = scratch.tangentSums.data();
+    const glm::vec3* bsum = scratch.bitangentSums.data();
+    auto finish = [&](size_t first, size_t last) {
+        for (size_t v = first; v < last; ++v) {
+            const glm::vec3 nrm = safeNormalize(nsum[groups[v]]);
+            outNormals[v] = nrm;
+            if (outTangents.empty())
+                continue;
+            if (!wantTangents || !isDefined(nrm)) {
+                outTangents[v] = glm::vec4(0.0f);
+                continue;
+            }
+            const glm::vec3 tv = tsum[v];
+            const glm::vec3 tan = safeNormalize(tv - nrm * glm::dot(nrm, tv));
+            const float hand = glm::dot(glm::cross(nrm, tan), bsum[v]) < 0.0f ? -1.0f : 1.0f;
+            outTangents[v] = isDefined(tan) ? glm::vec4(tan, hand) : glm::vec4(0.0f);
         }
-        const glm::vec3 tv = tsum[v];
-        const glm::vec3 tan = safeNormalize(tv - nrm * glm::dot(nrm, tv));
-        const float hand = glm::dot(glm::cross(nrm, tan), bsum[v]) < 0.0f ? -1.0f : 1.0f;
-        outTangents[v] = isDefined(tan) ? glm::vec4(tan, hand) : glm::vec4(0.0f);
-    }
+    };
+    if (!parallel)
+        finish(0, n);
+    else
+        parallelFor(n, 16384, 0, finish);
 }
 
 } // namespace rig

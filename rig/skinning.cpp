@@ -17,25 +17,39 @@ constexpr std::array<std::string_view, kMethodCount> kIds = {
     "cofactor",       "dual-quaternion", "jacobian",       "rebuilt",
 };
 
-// Affine 3x4 blend: only the first three rows of each column matter.
+// Affine 3x4 blend Σ w M, accumulated over the compact palette (detail::PaletteMatrix): columns c0, c1, c2 and the
+// translation at floats 0, 4, 8, 12, each padded with a 0. Element for element the same products and sums (same
+// order) as blending the glm::mat4 columns, in four 4-float rows the compiler keeps in registers.
 struct Affine {
-    glm::vec3 c0{0.0f}, c1{0.0f}, c2{0.0f}, c3{0.0f};
-    void add(const glm::mat4& m, float w)
+    alignas(16) float m[16] = {};
+    void add(const detail::PaletteMatrix& p, float w)
     {
-        c0 += w * glm::vec3(m[0]);
-        c1 += w * glm::vec3(m[1]);
-        c2 += w * glm::vec3(m[2]);
-        c3 += w * glm::vec3(m[3]);
+        for (int i = 0; i < 16; ++i)
+            m[i] += w * p.m[i];
     }
-    glm::mat3 linear() const { return glm::mat3(c0, c1, c2); }
-    glm::vec3 point(const glm::vec3& p) const { return c0 * p.x + c1 * p.y + c2 * p.z + c3; }
+    glm::vec3 column(int c) const { return glm::vec3(m[4 * c], m[4 * c + 1], m[4 * c + 2]); }
+    glm::mat3 linear() const { return glm::mat3(column(0), column(1), column(2)); }
+    glm::vec3 point(const glm::vec3& p) const
+    {
+        return column(0) * p.x + column(1) * p.y + column(2) * p.z + column(3);
+    }
 };
 
-// |det| below this fraction of a same-norm uniform scale's determinant counts as singular.
+// M p for one compact palette entry (the jacobian's weight-gradient term).
+glm::vec3 transformPoint(const detail::PaletteMatrix& e, const glm::vec3& p)
+{
+    const float* m = e.m;
+    return glm::vec3(m[0], m[1], m[2]) * p.x + glm::vec3(m[4], m[5], m[6]) * p.y + glm::vec3(m[8], m[9], m[10]) * p.z +
+           glm::vec3(m[12], m[13], m[14]);
+}
+
+// |det| below this fraction of a same-norm uniform scale's determinant counts as singular. scale3 = s^1.5 as
+// s·sqrt(s), the form the GPU (deform_skin.comp) uses.
 bool singular3(const glm::mat3& a, float det)
 {
     const float f2 = glm::dot(a[0], a[0]) + glm::dot(a[1], a[1]) + glm::dot(a[2], a[2]);
-    const float scale3 = std::pow(f2 * (1.0f / 3.0f), 1.5f);
+    const float s = f2 * (1.0f / 3.0f);
+    const float scale3 = s * std::sqrt(s);
     return !(std::fabs(det) > 1e-6f * scale3) || !std::isfinite(det);
 }
 
@@ -56,17 +70,21 @@ void loop(const SkinJob& job, size_t first, size_t last, PerVertex&& body)
 }
 
 template <size_t K>
-Affine blend(const JointFrame* palette, const uint16_t* j, const float* w)
+Affine blend(const detail::PaletteMatrix* palette, const uint16_t* j, const float* w)
 {
     Affine a;
     for (size_t i = 0; i < K; ++i)
         if (w[i] != 0.0f)
-            a.add(palette[j[i]].matrix, w[i]);
+            a.add(palette[j[i]], w[i]);
     return a;
 }
 
+// The scalar reference of every method. `affine` is the job's palette in compact form (buildCompactPalette).
+// flatten: every helper (blend, cofactor, safeNormalize, glm) is inlined into the per-method loops, so that the
+// per-vertex temporaries stay in registers.
 template <size_t K>
-void runMethod(const SkinJob& job, size_t first, size_t last)
+__attribute__((flatten)) void runMethod(const SkinJob& job, const detail::PaletteMatrix* affine, size_t first,
+                                        size_t last)
 {
     const JointFrame* pal = job.palette.data();
     const glm::vec3* inP = job.positions.data();
@@ -90,7 +108,7 @@ void runMethod(const SkinJob& job, size_t first, size_t last)
     switch (job.method) {
     case Method::PositionsOnly:
         loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
-            outP[v] = blend<K>(pal, j, w).point(inP[v]);
+            outP[v] = blend<K>(affine, j, w).point(inP[v]);
             outN[v] = safeNormalize(inN[v]);
             writeTangent(v, glm::vec3(inT ? inT[v] : glm::vec4(0.0f)));
             setFlag(v, SkinFlagNone);
@@ -98,7 +116,7 @@ void runMethod(const SkinJob& job, size_t first, size_t last)
         break;
     case Method::Linear:
         loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
-            const Affine a = blend<K>(pal, j, w);
+            const Affine a = blend<K>(affine, j, w);
             outP[v] = a.point(inP[v]);
             const glm::mat3 a3 = a.linear();
             outN[v] = safeNormalize(a3 * inN[v]);
@@ -109,7 +127,7 @@ void runMethod(const SkinJob& job, size_t first, size_t last)
         break;
     case Method::BlendInverseTranspose:
         loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
-            const Affine a = blend<K>(pal, j, w);
+            const Affine a = blend<K>(affine, j, w);
             outP[v] = a.point(inP[v]);
             glm::mat3 nm(0.0f);
             bool singular = false;
@@ -128,7 +146,7 @@ void runMethod(const SkinJob& job, size_t first, size_t last)
     case Method::Cofactor: {
         const bool inverse = job.method == Method::InverseTranspose;
         loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
-            const Affine a = blend<K>(pal, j, w);
+            const Affine a = blend<K>(affine, j, w);
             outP[v] = a.point(inP[v]);
             const glm::mat3 a3 = a.linear();
             const glm::vec3 cn = cofactor(a3) * inN[v];
@@ -158,7 +176,7 @@ void runMethod(const SkinJob& job, size_t first, size_t last)
                 if (w[i] != 0.0f && (pal[j[i]].mirrored || pal[j[i]].singular))
                     fallback = true;
             if (fallback) {
-                const Affine a = blend<K>(pal, j, w);
+                const Affine a = blend<K>(affine, j, w);
                 outP[v] = a.point(inP[v]);
                 const glm::mat3 a3 = a.linear();
                 outN[v] = safeNormalize(a3 * inN[v]);
@@ -205,13 +223,12 @@ void runMethod(const SkinJob& job, size_t first, size_t last)
         const uint16_t* gj = job.gradients.joints.data();
         const glm::vec3* gg = job.gradients.gradients.data();
         loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
-            const Affine a = blend<K>(pal, j, w);
+            const Affine a = blend<K>(affine, j, w);
             const glm::vec3 p = inP[v];
             outP[v] = a.point(p);
             glm::mat3 jac = a.linear();
             for (uint32_t g = off[v]; g < off[v + 1]; ++g) {
-                const glm::mat4& m = pal[gj[g]].matrix;
-                const glm::vec3 mp = glm::vec3(m[0]) * p.x + glm::vec3(m[1]) * p.y + glm::vec3(m[2]) * p.z + glm::vec3(m[3]);
+                const glm::vec3 mp = transformPoint(affine[gj[g]], p);
                 const glm::vec3 grad = gg[g];
                 // J += (M_j p) ∇w_jᵀ : column c gains (M_j p) * ∇w_j[c].
                 jac[0] += mp * grad.x;
@@ -392,10 +409,14 @@ void runLinearScalar(const SkinJob& job)
     SkinJob copy = job;
     copy.method = Method::Linear;
     const size_t last = std::min(job.last, job.positions.size());
+    if (job.first >= last)
+        return;
+    detail::PaletteMatrix* affine = detail::compactPaletteBuffer(job.palette.size());
+    detail::buildCompactPalette(job.palette, affine);
     if (job.influencesPerVertex == 8)
-        runMethod<8>(copy, job.first, last);
+        runMethod<8>(copy, affine, job.first, last);
     else
-        runMethod<4>(copy, job.first, last);
+        runMethod<4>(copy, affine, job.first, last);
 }
 
 void SkinJob::run() const
@@ -406,10 +427,12 @@ void SkinJob::run() const
         return;
     if (method == Method::Linear && runLinearSimd(*this, linearKernel(), first, end))
         return;
+    detail::PaletteMatrix* affine = detail::compactPaletteBuffer(palette.size());
+    detail::buildCompactPalette(palette, affine);
     if (influencesPerVertex == 8)
-        runMethod<8>(*this, first, end);
+        runMethod<8>(*this, affine, first, end);
     else
-        runMethod<4>(*this, first, end);
+        runMethod<4>(*this, affine, first, end);
 }
 
 } // namespace rig

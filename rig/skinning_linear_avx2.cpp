@@ -38,7 +38,7 @@ struct Out {
 };
 
 template <int K, bool kTangents>
-inline Out skinOne(const PaletteMatrix* pal, const uint16_t* j, const float* w, const float* p, const float* n,
+inline __attribute__((always_inline)) Out skinOne(const PaletteMatrix* pal, const uint16_t* j, const float* w, const float* p, const float* n,
                    const float* t)
 {
     const __m256 ones = _mm256_set1_ps(1.0f);

@@ -32,6 +32,9 @@ bool cpuHasAvx512()
 
 namespace {
 
+// The block is meant to live in registers: GCC would otherwise outline the big helpers and pass zmm through memory.
+#define RS_INLINE inline __attribute__((always_inline))
+
 struct Constants {
     __m512i spread3[4][3]; // group g, component c: lane l <- float (o_g + 3 (l / 4) + c) of the block's 3-float data
     __m512i spread4[3];    // component c: lane l <- float (4 (l / 4) + c)
@@ -77,7 +80,7 @@ struct Block {
 };
 
 template <int K>
-inline __m512 blendMatrix(const PaletteMatrix* pal, const uint16_t* j, const float* w)
+RS_INLINE __m512 blendMatrix(const PaletteMatrix* pal, const uint16_t* j, const float* w)
 {
     __m512 a = _mm512_mul_ps(_mm512_load_ps(pal[j[0]].m), _mm512_set1_ps(w[0]));
     for (int i = 1; i < K; ++i)
@@ -86,7 +89,7 @@ inline __m512 blendMatrix(const PaletteMatrix* pal, const uint16_t* j, const flo
 }
 
 // Normalises the (x y z 0) groups of n and t (zero when |v|² < kZeroLength2 or not finite).
-inline void normalizePair(__m512& n, __m512& t)
+RS_INLINE void normalizePair(__m512& n, __m512& t)
 {
     const __m512 nn = _mm512_mul_ps(n, n);
     const __m512 tt = _mm512_mul_ps(t, t);
@@ -99,14 +102,18 @@ inline void normalizePair(__m512& n, __m512& t)
     const __m512 h = _mm512_mul_ps(_mm512_mul_ps(s, _mm512_set1_ps(0.5f)), r0);
     const __mmask16 ok = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(s, _mm512_set1_ps(kZeroLength2), _CMP_GE_OQ), s,
                                                  _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
-    const __m512 r = _mm512_maskz_mul_ps(ok, r0, _mm512_fnmadd_ps(h, r0, _mm512_set1_ps(1.5f)));
-    n = _mm512_mul_ps(n, _mm512_permute_ps(r, _MM_SHUFFLE(0, 0, 0, 0)));
-    t = _mm512_mul_ps(t, _mm512_permute_ps(r, _MM_SHUFFLE(2, 2, 2, 2)));
+    const __m512 r = _mm512_mul_ps(r0, _mm512_fnmadd_ps(h, r0, _mm512_set1_ps(1.5f)));
+    // Undefined groups are zeroed in the product itself: zeroing r alone leaves NaN * 0 = NaN in the output when the
+    // input is NaN or infinite. Mask bit 4g holds |n|² of group g, bit 4g + 2 |t|²: spread each over its group.
+    const __mmask16 okN = __mmask16((ok & 0x1111u) * 0xFu);
+    const __mmask16 okT = __mmask16(((ok >> 2) & 0x1111u) * 0xFu);
+    n = _mm512_maskz_mul_ps(okN, n, _mm512_permute_ps(r, _MM_SHUFFLE(0, 0, 0, 0)));
+    t = _mm512_maskz_mul_ps(okT, t, _mm512_permute_ps(r, _MM_SHUFFLE(2, 2, 2, 2)));
 }
 
 // Two-source permute helper that picks the right sources for group G of a 3-float-stride block.
 template <int G>
-inline __m512 spread3(const __m512 (&d)[3], __m512i idx)
+RS_INLINE __m512 spread3(const __m512 (&d)[3], __m512i idx)
 {
     if constexpr (G == 0)
         return _mm512_permutexvar_ps(idx, d[0]);
@@ -119,7 +126,7 @@ inline __m512 spread3(const __m512 (&d)[3], __m512i idx)
 }
 
 template <int G, int K, bool kTangents>
-inline void skinGroup(const Constants& k, const PaletteMatrix* pal, const uint16_t* j, const float* w,
+RS_INLINE void skinGroup(const Constants& k, const PaletteMatrix* pal, const uint16_t* j, const float* w,
                       const __m512 (&ip)[3], const __m512 (&in)[3], const __m512 (&it)[4], __m512& op, __m512& on,
                       __m512& ot)
 {
@@ -159,7 +166,7 @@ inline void skinGroup(const Constants& k, const PaletteMatrix* pal, const uint16
 
 // Skins the 16 vertices at j/w/p/n/t (K joints and weights, 3 + 3 (+ 4) floats per vertex).
 template <int K, bool kTangents>
-inline void skinBlock(const Constants& k, const PaletteMatrix* pal, const uint16_t* j, const float* w, const float* p,
+RS_INLINE void skinBlock(const Constants& k, const PaletteMatrix* pal, const uint16_t* j, const float* w, const float* p,
                       const float* n, const float* t, Block& o)
 {
     const __m512 ip[3] = {_mm512_loadu_ps(p), _mm512_loadu_ps(p + 16), _mm512_loadu_ps(p + 32)};
@@ -197,7 +204,7 @@ public:
         m_carry = _mm512_setzero_ps();
     }
 
-    void put(const __m512* z)
+    RS_INLINE void put(const __m512* z)
     {
         const __m512 first = _mm512_permutex2var_ps(m_carry, m_idx, z[0]);
         if (m_started) {
@@ -221,7 +228,7 @@ public:
     }
 
 private:
-    static void store(float* line, __m512 v)
+    static RS_INLINE void store(float* line, __m512 v)
     {
         if constexpr (kStream)
             _mm512_stream_ps(line, v);

@@ -40,7 +40,7 @@ void main()
     const uint first = layoutData[m * 8u + 2u];
     const uint last = first + layoutData[m * 8u + 3u];
     vec3 lo = vec3(3.402823e38), hi = vec3(-3.402823e38);
-    for (uint i = first + lid; i < last; i += 256u) {
+    for (uint i = first + lid; i < last; i += 128u) {
         lo = min(lo, partials[2u * i].xyz);
         hi = max(hi, partials[2u * i + 1u].xyz);
     }

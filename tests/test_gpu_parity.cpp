@@ -5,8 +5,10 @@
 // Tolerances: positions 1e-4 relative to the mesh's extent; directions (normals, tangents, reference normals and
 // tangents, morphed normals) 0.01°; per-vertex errors 0.01° absolute. Where the CPU marks a direction or an error
 // undefined, the GPU must mark it undefined too (and the other way round). Flags equal, bounds equal the min/max of the
-// positions. A small number of vertices may be genuinely ill-conditioned (see kIllConditioned): each one is listed
-// and counted against a tight bound instead of being skipped.
+// positions. A few vertices may be genuinely ill-conditioned (conditioning() / methodConditioning() below 1e-2: the
+// value is a small difference of large terms, so float rounding decides it): mismatches are accepted only there,
+// each one is listed, and their number per row is held to Case::maxIllConditioned (4, or the documented count of a
+// deliberately degenerate case) instead of being skipped.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -44,6 +46,8 @@ struct Case {
     int influences = 4;
     bool morphNormals = true;
     int dispatchLimit = 0; ///< GpuDeformer::setDispatchLimitForTesting
+    /// How many ill-conditioned vertices (see conditioning()) may differ beyond the tolerances in one row.
+    size_t maxIllConditioned = 4;
 };
 
 rig::Pose clipPose(const std::string& clip, double time)
@@ -129,6 +133,10 @@ Case makeCase(const std::string& name)
         // A flattened joint: singular flags, undefined normals, degenerate triangles.
         c.rig = testutil::sample("elbow");
         c.pose.joints["lower"].scale = glm::vec3(1.0f, 0.0f, 1.0f);
+        // The flattened tube's upper and lower rows coincide: 2 x 7 vertices whose face normals cancel exactly
+        // (conditioning 0). Their reference is float rounding noise; an FMA-contracting GPU (NVIDIA) rounds
+        // differently from the CPU there, lavapipe happens not to.
+        c.maxIllConditioned = 16;
     } else if (name == "bench40k" || name == "bench40k_2d") {
         // One mesh of more than 128 workgroups (the bounds reduction loops), and with a dispatch limit of 32 groups
         // per dimension a two-dimensional dispatch with idle groups at the end.
@@ -141,7 +149,9 @@ Case makeCase(const std::string& name)
     } else {
         // Real assets: "<folder>/<file>@<clip>@<time>".
         const QStringList parts = QString::fromStdString(name).split(QLatin1Char('@'));
-        auto loaded = rig::importFile(testutil::assetPath(parts[0].toStdString().c_str()));
+        // RIGSCOPE_ASSETS_DIR in the environment overrides the build's folder (for running a copied binary elsewhere).
+        const QString dir = qEnvironmentVariable("RIGSCOPE_ASSETS_DIR", QStringLiteral(RIGSCOPE_ASSETS_DIR));
+        auto loaded = rig::importFile((dir + QLatin1Char('/') + parts[0]).toStdString());
         if (!loaded.ok())
             qFatal("%s: %s", qPrintable(parts[0]), loaded.error().c_str());
         c.rig = std::move(loaded.value());
@@ -171,6 +181,20 @@ const char* const kCaseNames[] = {
     "MorphStressTest/glTF/MorphStressTest.gltf@0@1.3",
     "AnimatedMorphSphere/glTF/AnimatedMorphSphere.gltf@0@0.6",
 };
+
+/// The backends to test: both, or those listed in RIGSCOPE_GPU_BACKENDS (e.g. "vulkan" on a machine without GL).
+QStringList backends()
+{
+    const QString env = qEnvironmentVariable("RIGSCOPE_GPU_BACKENDS");
+    return env.isEmpty() ? QStringList{QStringLiteral("vulkan"), QStringLiteral("opengl")} : env.split(QLatin1Char(','));
+}
+
+void addBackendRows()
+{
+    QTest::addColumn<QString>("backend");
+    for (const QString& b : backends())
+        QTest::newRow(qPrintable(b)) << b;
+}
 
 double angleBetween(const glm::vec3& a, const glm::vec3& b)
 {
@@ -234,10 +258,88 @@ Conditioning conditioning(const rig::Mesh& mesh, const std::vector<glm::vec3>& p
     return out;
 }
 
+/// The same measure for a method's own normal and tangent: |T x| / (|T|_F |x|) for the transform T the method applies
+/// to the direction x (the blended matrix, its cofactor, Σ w R^{-T}, the stretch S of dual quaternions, the jacobian),
+/// in double precision from the CPU's palette and morphed attributes. Near 0, the transformed direction is a small
+/// difference of large terms and float rounding decides it.
+template <typename M>
+M cofactorOf(const M& a)
+{
+    using V = typename M::col_type;
+    const V r0(a[0][0], a[1][0], a[2][0]), r1(a[0][1], a[1][1], a[2][1]), r2(a[0][2], a[1][2], a[2][2]);
+    const V c0 = glm::cross(r1, r2), c1 = glm::cross(r2, r0), c2 = glm::cross(r0, r1);
+    return M(V(c0.x, c1.x, c2.x), V(c0.y, c1.y, c2.y), V(c0.z, c1.z, c2.z));
+}
+
+double transformConditioning(const glm::dmat3& t, const glm::dvec3& x)
+{
+    double f2 = 0.0;
+    for (int c = 0; c < 3; ++c)
+        f2 += glm::dot(t[c], t[c]);
+    const double d = std::sqrt(f2) * glm::length(x);
+    return d > 0.0 ? glm::length(t * x) / d : 0.0;
+}
+
+Conditioning methodConditioning(Method m, const rig::Mesh& mesh, const rig::MeshRuntime& rt, const rig::MeshEvaluation& me)
+{
+    const size_t n = mesh.vertexCount();
+    Conditioning out;
+    out.normal.assign(n, 1.0);
+    out.tangent.assign(n, 1.0);
+    if (m == Method::PositionsOnly || m == Method::Rebuilt)
+        return out;
+    const size_t k = size_t(rt.stream.perVertex);
+    for (size_t v = 0; v < n; ++v) {
+        glm::dmat3 a(0.0), nm(0.0), st(0.0);
+        bool fallback = false;
+        for (size_t i = 0; i < k; ++i) {
+            const double w = rt.stream.weights[v * k + i];
+            if (w == 0.0)
+                continue;
+            const rig::JointFrame& f = me.palette[rt.stream.joints[v * k + i]];
+            a += w * glm::dmat3(glm::mat3(f.matrix));
+            nm += w * glm::dmat3(f.inverseTranspose);
+            st += w * glm::dmat3(f.stretch);
+            fallback |= f.mirrored || f.singular;
+        }
+        glm::dmat3 tn = a, tt = a;
+        switch (m) {
+        case Method::BlendInverseTranspose: tn = nm; break;
+        case Method::InverseTranspose:
+        case Method::Cofactor: tn = cofactorOf(a); break;
+        case Method::DualQuaternion:
+            if (!fallback) {
+                tn = cofactorOf(st);
+                tt = st;
+            }
+            break;
+        case Method::Jacobian: {
+            glm::dmat3 j = a;
+            const glm::dvec3 p(me.morphedPositions[v]);
+            const rig::WeightGradients& g = rt.gradients;
+            for (uint32_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
+                const glm::dmat4 mj(me.palette[g.joints[e]].matrix);
+                const glm::dvec3 mp = glm::dvec3(mj * glm::dvec4(p, 1.0));
+                const glm::dvec3 grad(g.gradients[e]);
+                j[0] += mp * grad.x;
+                j[1] += mp * grad.y;
+                j[2] += mp * grad.z;
+            }
+            tn = cofactorOf(j);
+            tt = j;
+            break;
+        }
+        default: break;
+        }
+        out.normal[v] = transformConditioning(tn, glm::dvec3(me.morphedNormals[v]));
+        if (mesh.hasTangents())
+            out.tangent[v] = transformConditioning(tt, glm::dvec3(glm::vec3(me.morphedTangents[v])));
+    }
+    return out;
+}
+
 /// Below this conditioning a vertex's reference (and the errors measured against it) may differ beyond the tolerances.
 constexpr double kIllConditioned = 1e-2;
-/// At most this many such vertices may differ per row; each is listed.
-constexpr size_t kMaxIllConditionedVertices = 4;
 
 /// Mismatches of one kind, with the first few described.
 struct Tally {
@@ -327,9 +429,7 @@ private slots:
 
     void backendsAvailable_data()
     {
-        QTest::addColumn<QString>("backend");
-        QTest::newRow("vulkan") << QStringLiteral("vulkan");
-        QTest::newRow("opengl") << QStringLiteral("opengl");
+        addBackendRows();
     }
     void backendsAvailable()
     {
@@ -345,11 +445,11 @@ private slots:
         QTest::addColumn<QString>("backend");
         QTest::addColumn<QString>("caseName");
         QTest::addColumn<int>("method");
-        for (const char* backend : {"vulkan", "opengl"})
+        for (const QString& backend : backends())
             for (const char* name : kCaseNames)
                 for (Method m : rig::allMethods())
-                    QTest::addRow("%s %s %s", backend, name, std::string(rig::methodId(m)).c_str())
-                        << QString::fromLatin1(backend) << QString::fromLatin1(name) << int(m);
+                    QTest::addRow("%s %s %s", qPrintable(backend), name, std::string(rig::methodId(m)).c_str())
+                        << backend << QString::fromLatin1(name) << int(m);
     }
 
     void parity()
@@ -371,6 +471,7 @@ private slots:
         Tally tolerated; // mismatches at ill-conditioned vertices
         std::map<std::pair<size_t, size_t>, double> illConditioned; // (mesh, vertex) -> conditioning
         double toleratedErrorDelta[2] = {0.0, 0.0};                 // largest normal / tangent error difference there
+        size_t toleratedFlips[2] = {0, 0};                          // errors defined on one device only, there
         size_t checkedVertices = 0, definedNormalErrors = 0;
         for (size_t mi = 0; mi < r.meshes.size(); ++mi) {
             const rig::Mesh& mesh = r.meshes[mi];
@@ -403,9 +504,15 @@ private slots:
             }
             const double tol = kPositionRel * extent;
             const Conditioning cond = conditioning(mesh, cs.positions, e->runtime.meshes[mi].smoothingGroups);
-            // Routes a mismatch at an ill-conditioned vertex to the tolerated tally.
-            auto pick = [&](Tally& t, size_t v, bool tangentSide) -> Tally& {
-                const double c = tangentSide ? cond.tangent[v] : cond.normal[v];
+            const Conditioning mcond = methodConditioning(m, mesh, e->runtime.meshes[mi], cm);
+            // Routes a mismatch at an ill-conditioned vertex to the tolerated tally: `reference` and `method` say
+            // which of the two directions the compared value depends on.
+            auto pick = [&](Tally& t, size_t v, bool tangentSide, bool reference, bool method) -> Tally& {
+                double c = 1.0;
+                if (reference)
+                    c = std::min(c, tangentSide ? cond.tangent[v] : cond.normal[v]);
+                if (method)
+                    c = std::min(c, tangentSide ? mcond.tangent[v] : mcond.normal[v]);
                 return c < kIllConditioned ? tolerated : t;
             };
 
@@ -451,26 +558,32 @@ private slots:
                                       .arg(meshTag).arg(v).arg(d.x).arg(d.y).arg(d.z).arg(tol));
                 // Rebuilt's directions are the reference itself.
                 const bool isRef = m == Method::Rebuilt;
-                direction(isRef ? pick(normals, v, false) : normals, "normal", v, cf.normals[v], gf.normals[v]);
+                direction(pick(normals, v, false, isRef, true), "normal", v, cf.normals[v], gf.normals[v]);
                 if (!cf.tangents.empty())
-                    tangent(isRef ? pick(tangents, v, true) : tangents, "tangent", v, cf.tangents[v], gf.tangents[v]);
-                direction(pick(refNormals, v, false), "reference normal", v, cs.referenceNormals[v], gs.referenceNormals[v]);
+                    tangent(pick(tangents, v, true, isRef, true), "tangent", v, cf.tangents[v], gf.tangents[v]);
+                direction(pick(refNormals, v, false, true, false), "reference normal", v, cs.referenceNormals[v],
+                          gs.referenceNormals[v]);
                 if (!cs.referenceTangents.empty())
-                    tangent(pick(refTangents, v, true), "reference tangent", v, cs.referenceTangents[v],
+                    tangent(pick(refTangents, v, true, true, false), "reference tangent", v, cs.referenceTangents[v],
                             gs.referenceTangents[v]);
                 const size_t toleratedHere = tolerated.count;
-                errorValue(pick(normalErrors, v, false), "normal error", v, cf.normalErrorDeg[v], gf.normalErrorDeg[v]);
-                errorValue(pick(tangentErrors, v, true), "tangent error", v, cf.tangentErrorDeg[v], gf.tangentErrorDeg[v]);
+                errorValue(pick(normalErrors, v, false, true, true), "normal error", v, cf.normalErrorDeg[v],
+                           gf.normalErrorDeg[v]);
+                errorValue(pick(tangentErrors, v, true, true, true), "tangent error", v, cf.tangentErrorDeg[v],
+                           gf.tangentErrorDeg[v]);
                 if (tolerated.count != toleratedHere) {
                     for (int which = 0; which < 2; ++which) {
                         const float c = which == 0 ? cf.normalErrorDeg[v] : cf.tangentErrorDeg[v];
                         const float g = which == 0 ? gf.normalErrorDeg[v] : gf.tangentErrorDeg[v];
-                        const double delta = (c < 0.0f) != (g < 0.0f) ? 1e9 : std::fabs(double(c) - double(g));
-                        toleratedErrorDelta[which] = std::max(toleratedErrorDelta[which], delta);
+                        if ((c < 0.0f) != (g < 0.0f))
+                            ++toleratedFlips[which];
+                        else
+                            toleratedErrorDelta[which] = std::max(toleratedErrorDelta[which], std::fabs(double(c) - double(g)));
                     }
                 }
                 if (tolerated.count != toleratedBefore && !illConditioned.count({mi, v}))
-                    illConditioned[{mi, v}] = std::min(cond.normal[v], cond.tangent[v]);
+                    illConditioned[{mi, v}] =
+                        std::min({cond.normal[v], cond.tangent[v], mcond.normal[v], mcond.tangent[v]});
                 definedNormalErrors += cf.normalErrorDeg[v] >= 0.0f ? 1 : 0;
                 if (cf.flags[v] != gf.flags[v])
                     flags.add(QStringLiteral("%1 v%2 flags cpu %3 gpu %4").arg(meshTag).arg(v).arg(cf.flags[v]).arg(gf.flags[v]));
@@ -515,9 +628,9 @@ private slots:
         if (!ill.isEmpty())
             qInfo("%zu ill-conditioned vertices differ: %s; first mismatches: %s", size_t(ill.size()),
                   qPrintable(ill.join(QStringLiteral(", "))), qPrintable(tolerated.examples.join(QStringLiteral("; "))));
-        QVERIFY2(illConditioned.size() <= kMaxIllConditionedVertices,
+        QVERIFY2(illConditioned.size() <= e->c.maxIllConditioned,
                  qPrintable(QStringLiteral("%1 ill-conditioned vertices differ, at most %2 allowed: %3")
-                                .arg(illConditioned.size()).arg(kMaxIllConditionedVertices).arg(ill.join(QStringLiteral(", ")))));
+                                .arg(illConditioned.size()).arg(e->c.maxIllConditioned).arg(ill.join(QStringLiteral(", ")))));
         QVERIFY(checkedVertices > 0);
 
         // The statistics come from the same per-vertex numbers.
@@ -526,8 +639,15 @@ private slots:
         for (int which = 0; which < 2; ++which) {
             const rig::ErrorStats& c = which == 0 ? cst.normal : cst.tangent;
             const rig::ErrorStats& g = which == 0 ? gst.normal : gst.tangent;
-            QCOMPARE(g.defined, c.defined);
-            QCOMPARE(g.undefined, c.undefined);
+            QCOMPARE(g.defined + g.undefined, c.defined + c.undefined);
+            if (toleratedFlips[which] == 0) {
+                QCOMPARE(g.defined, c.defined);
+            } else {
+                // Ill-conditioned vertices whose error is defined on one device only: the statistics are over
+                // different sets; only the counts can be checked.
+                QVERIFY(size_t(std::abs(long(g.defined) - long(c.defined))) <= toleratedFlips[which]);
+                continue;
+            }
             // Tolerated vertices can move the statistics by at most their own difference.
             const double d = toleratedErrorDelta[which];
             RS_COMPARE_NEAR(g.max, c.max, kErrorDeg + d);
@@ -562,13 +682,82 @@ private slots:
         QCOMPARE(k8->runtime.influencesPerVertex, 8);
     }
 
+    // The two-pass bounds reduction, with the extreme vertices placed at every interesting workgroup position of a
+    // mesh of 313 groups (first/last lane of a group, groups past 128 and 256 of the second pass's loop), next to
+    // meshes of one vertex and of none.
+    void boundsReduction_data()
+    {
+        addBackendRows();
+    }
+    void boundsReduction()
+    {
+        QFETCH(QString, backend);
+        viewer::OffscreenRhi* offscreen = rhiFor(backend);
+        QVERIFY(offscreen);
+        QRhi* rhi = offscreen->rhi();
+        const size_t big = 40000;
+        for (size_t k : {size_t(0), size_t(127), size_t(128), size_t(16383), size_t(16384), size_t(20000), size_t(32767),
+                         size_t(32768), size_t(39999)}) {
+            rig::Rig r;
+            r.source = "test:bounds";
+            auto addMesh = [&](size_t n, float offset) {
+                rig::Mesh mesh;
+                mesh.name = "m" + std::to_string(r.meshes.size());
+                for (size_t v = 0; v < n; ++v) {
+                    // A small lattice, plus two far-out vertices.
+                    mesh.positions.push_back(glm::vec3(float(v % 7), float(v % 11), float(v % 13)) * 0.01f + offset);
+                    mesh.normals.push_back(glm::vec3(0.0f, 1.0f, 0.0f));
+                }
+                return mesh;
+            };
+            rig::Mesh m0 = addMesh(big, 0.0f);
+            m0.positions[k] = glm::vec3(50.0f + float(k), -3.0f, 7.0f);
+            m0.positions[big - 1 - k] += glm::vec3(-20.0f, 60.0f, -40.0f - float(k));
+            r.meshes.push_back(m0);
+            r.meshes.push_back(addMesh(1, -5.0f));
+            r.meshes.push_back(addMesh(0, 0.0f));
+            r.meshes.push_back(addMesh(300, 9.0f));
+            const rig::RigRuntime runtime = rig::buildRuntime(r, 4);
+            viewer::GpuDeformer deformer(rhi);
+            std::string err;
+            QVERIFY2(deformer.setRig(r, runtime, &err), err.c_str());
+            QRhiCommandBuffer* cb = nullptr;
+            QCOMPARE(rhi->beginOffscreenFrame(&cb), QRhi::FrameOpSuccess);
+            deformer.record(cb);
+            QRhiBufferReadbackResult result;
+            QRhiResourceUpdateBatch* u = rhi->nextResourceUpdateBatch();
+            u->readBackBuffer(deformer.boundsBuffer(), 0, int(r.meshes.size() * 32), &result);
+            cb->resourceUpdate(u);
+            QCOMPARE(rhi->endOffscreenFrame(), QRhi::FrameOpSuccess);
+            QCOMPARE(size_t(result.data.size()), r.meshes.size() * 32);
+            const glm::vec4* b = reinterpret_cast<const glm::vec4*>(result.data.constData());
+            for (size_t m = 0; m < r.meshes.size(); ++m) {
+                const std::vector<glm::vec3>& p = r.meshes[m].positions;
+                if (p.empty()) {
+                    QCOMPARE(b[2 * m].w, 0.0f);
+                    QVERIFY(b[2 * m].x > b[2 * m + 1].x);
+                    continue;
+                }
+                glm::vec3 lo = p[0], hi = p[0];
+                for (const glm::vec3& x : p) {
+                    lo = glm::min(lo, x);
+                    hi = glm::max(hi, x);
+                }
+                QCOMPARE(b[2 * m].w, 1.0f);
+                QVERIFY2(glm::vec3(b[2 * m]) == lo && glm::vec3(b[2 * m + 1]) == hi,
+                         qPrintable(QStringLiteral("k = %1, mesh %2: (%3 %4 %5)-(%6 %7 %8), expected (%9 %10 %11)-(%12 %13 %14)")
+                                        .arg(k).arg(m).arg(b[2 * m].x).arg(b[2 * m].y).arg(b[2 * m].z)
+                                        .arg(b[2 * m + 1].x).arg(b[2 * m + 1].y).arg(b[2 * m + 1].z)
+                                        .arg(lo.x).arg(lo.y).arg(lo.z).arg(hi.x).arg(hi.y).arg(hi.z)));
+            }
+        }
+    }
+
     // record() runs only what changed, and what it skips must still be right: a sequence of single changes on one
     // deformer, each compared with a fresh CPU evaluation, reading the buffers directly.
     void incrementalChanges_data()
     {
-        QTest::addColumn<QString>("backend");
-        QTest::newRow("vulkan") << QStringLiteral("vulkan");
-        QTest::newRow("opengl") << QStringLiteral("opengl");
+        addBackendRows();
     }
     void incrementalChanges()
     {
@@ -679,9 +868,7 @@ private slots:
     // `rigscope report --device gpu` writes the same report as the CPU (stats within 0.01°), on both backends.
     void reportCliMatchesCpu_data()
     {
-        QTest::addColumn<QString>("backend");
-        QTest::newRow("vulkan") << QStringLiteral("vulkan");
-        QTest::newRow("opengl") << QStringLiteral("opengl");
+        addBackendRows();
     }
     void reportCliMatchesCpu()
     {

@@ -20,12 +20,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <limits>
 
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <glm/gtc/matrix_transform.hpp>
 
 #include "fuzz/hostile_pipeline.h"
 #include "rig/audit.h"
@@ -33,6 +37,7 @@
 #include "rig/import.h"
 #include "rig/pose.h"
 #include "rig/report.h"
+#include "rig/skinning.h"
 
 namespace {
 
@@ -186,6 +191,58 @@ std::string inChildProcess(const std::function<std::string()>& fn)
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.rfind("OK", 0) != 0)
         return "crashed: exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     return text.substr(2);
+}
+
+/// A hand-made skinned grid (16 x 16 vertices, two joints) whose rest normals and tangents are poisoned on a pattern of
+/// vertices: NaN, infinite, overflowing (|v|² = inf), too short (|v|² < 1e-24) and zero. Every method must give unit or
+/// zero (undefined) frames for them, on every kernel, never NaN.
+rig::Rig poisonedFramesRig()
+{
+    rig::Rig r;
+    r.source = "hand-made:poisoned-frames";
+    rig::Node root;
+    root.name = "root";
+    rig::Node tip;
+    tip.name = "tip";
+    tip.parent = 0;
+    tip.rest.translation = glm::vec3(1.0f, 0.0f, 0.0f);
+    tip.restMatrix = tip.rest.matrix();
+    r.skeleton.nodes = {root, tip};
+    rig::Skin skin;
+    skin.name = "skin";
+    skin.joints = {0, 1};
+    skin.inverseBind = {glm::mat4(1.0f), glm::inverse(tip.restMatrix)};
+    r.skins.push_back(skin);
+
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    const glm::vec3 badNormals[] = {{nan, 1, 0}, {inf, 0, 0}, {3e38f, 3e38f, 0}, {1e-30f, 0, 0}, {0, 0, 0}, {-inf, nan, 1}};
+    const glm::vec4 badTangents[] = {{nan, 0, 0, 1}, {0, inf, 0, -1}, {2e38f, 0, 2e38f, 1}, {0, 0, 0, 1}};
+    rig::Mesh mesh;
+    mesh.name = "grid";
+    mesh.node = 0;
+    mesh.skin = 0;
+    const uint32_t side = 16;
+    mesh.influenceOffsets.push_back(0);
+    for (uint32_t j = 0; j < side; ++j)
+        for (uint32_t i = 0; i < side; ++i) {
+            const uint32_t v = j * side + i;
+            const float x = 2.0f * float(i) / float(side - 1);
+            mesh.positions.emplace_back(x, float(j) / float(side - 1), 0.0f);
+            mesh.normals.push_back(v % 7 < 6 && v % 3 == 0 ? badNormals[v % 6] : glm::vec3(0, 0, 1));
+            mesh.tangents.push_back(v % 5 == 1 ? badTangents[v % 4] : glm::vec4(1, 0, 0, 1));
+            mesh.uvs.emplace_back(x / 2.0f, float(j) / float(side - 1));
+            const float w = std::clamp(x - 0.5f, 0.0f, 1.0f);
+            mesh.influences.push_back({0, 1.0f - w});
+            mesh.influences.push_back({1, w});
+            mesh.influenceOffsets.push_back(uint32_t(mesh.influences.size()));
+        }
+    for (uint32_t j = 0; j + 1 < side; ++j)
+        for (uint32_t i = 0; i + 1 < side; ++i) {
+            const uint32_t a = j * side + i, b = a + 1, c = a + side, d = c + 1;
+            mesh.indices.insert(mesh.indices.end(), {a, b, d, a, d, c});
+        }
+    r.meshes.push_back(std::move(mesh));
+    return r;
 }
 
 long peakRssMiB()
@@ -420,6 +477,75 @@ private slots:
         });
         // A triangle, no skin; the material library is of no use to RigScope (ignoring it is fine).
         QVERIFY2(result == "loaded 3" || result.rfind("error: " + path + ": ", 0) == 0, result.c_str());
+    }
+
+    /// NaN, infinite, overflowing and too-short rest frames: undefined (zero) on every kernel of every method, in both
+    /// poses and with 4 and 8 influences; the reports stay free of NaN.
+    void poisonedFramesStayUndefined()
+    {
+        const rig::Rig rig = poisonedFramesRig();
+        QVERIFY2(hostile::rigInvariantProblem(rig).empty(), hostile::rigInvariantProblem(rig).c_str());
+        const rig::Audit audit = rig::auditRig(rig);
+        QVERIFY(audit.find("non-finite-normal") && audit.find("zero-normal"));
+        for (int k : {4, 8}) {
+            const rig::RigRuntime rt = rig::buildRuntime(rig, k);
+            for (bool bent : {false, true}) {
+                rig::Pose pose;
+                if (bent)
+                    pose.joints["tip"].rotateDeg = glm::vec3(10.0f, 20.0f, 45.0f), pose.joints["tip"].scale = glm::vec3(1, 2, 0.5f);
+                auto resolved = rig::resolvePose(rig, pose);
+                QVERIFY(resolved.ok());
+                rig::DeformSettings settings;
+                rig::Evaluation eval;
+                rig::evaluate(rig, rt, resolved.value(), rig::allMethods(), settings, eval);
+                const std::string p = hostile::evaluationProblem(rig, eval);
+                QVERIFY2(p.empty(), qPrintable(QStringLiteral("K=%1 %2: %3").arg(k).arg(bent ? "bent" : "rest", QString::fromStdString(p))));
+                rig::ReportOptions options;
+                options.perVertex = true;
+                const hostile::ReportCheck report = hostile::checkReport(rig, rt, pose, settings, eval, audit, options);
+                QVERIFY2(report.problem.empty(), report.problem.c_str());
+            }
+        }
+
+        // Every linear kernel this CPU has, directly (SkinJob::run uses only the best one).
+        const rig::Mesh& mesh = rig.meshes[0];
+        const rig::RigRuntime rt = rig::buildRuntime(rig, 4);
+        const glm::mat4 bend = glm::rotate(glm::mat4(1.0f), 0.7f, glm::vec3(0, 0, 1));
+        std::vector<glm::mat4> matrices = {glm::mat4(1.0f), bend, glm::mat4(1.0f)};
+        std::vector<rig::JointFrame> palette(matrices.size());
+        rig::buildJointFrames(matrices, palette);
+        for (rig::LinearKernel kernel : {rig::LinearKernel::Scalar, rig::LinearKernel::Avx2, rig::LinearKernel::Avx512}) {
+            if (!rig::linearKernelAvailable(kernel))
+                continue;
+            const size_t n = mesh.vertexCount();
+            std::vector<glm::vec3> outP(n), outN(n);
+            std::vector<glm::vec4> outT(n);
+            rig::SkinJob job;
+            job.method = rig::Method::Linear;
+            job.palette = palette;
+            job.influencesPerVertex = 4;
+            job.joints = rt.meshes[0].stream.joints;
+            job.weights = rt.meshes[0].stream.weights;
+            job.positions = mesh.positions;
+            job.normals = mesh.normals;
+            job.tangents = mesh.tangents;
+            job.outPositions = outP;
+            job.outNormals = outN;
+            job.outTangents = outT;
+            QVERIFY(job.validate());
+            rig::runLinearKernel(job, kernel);
+            for (size_t v = 0; v < n; ++v)
+                for (const glm::vec3& d : {outN[v], glm::vec3(outT[v])}) {
+                    const float l2 = glm::dot(d, d);
+                    QVERIFY2(std::isfinite(l2) && (l2 == 0.0f || std::fabs(l2 - 1.0f) < 1e-3f),
+                             qPrintable(QStringLiteral("%1 kernel, vertex %2: (%3, %4, %5)")
+                                            .arg(QString::fromLatin1(rig::linearKernelName(kernel).data()))
+                                            .arg(v)
+                                            .arg(d.x)
+                                            .arg(d.y)
+                                            .arg(d.z)));
+                }
+        }
     }
 
     /// The checker itself: it must catch what it is there to catch.

@@ -9,6 +9,7 @@
 #include "rig/joint_frames.h"
 #include "rig/parallel.h"
 #include "rig/pose.h"
+#include "rig/reference.h"
 #include "rig/skinning.h"
 
 using namespace rig;
@@ -149,6 +150,76 @@ bool untouched(const Outputs& a, size_t v)
     return ok;
 }
 
+// The reference rebuild as one sequential scatter over the triangles (its definition, verbatim from before it was
+// parallelised): rebuildFrames must reproduce it bit for bit on any number of threads.
+void sequentialRebuild(std::span<const glm::vec3> positions, std::span<const glm::vec2> uvs, std::span<const uint32_t> indices,
+                   std::span<const uint32_t> groups, std::span<glm::vec3> outNormals, std::span<glm::vec4> outTangents,
+                   RebuildScratch& scratch)
+{
+    const size_t n = positions.size();
+    assert(groups.size() == n && outNormals.size() == n);
+    assert(outTangents.empty() || outTangents.size() == n);
+    assert(uvs.empty() || uvs.size() == n);
+    const bool wantTangents = !outTangents.empty() && !uvs.empty();
+
+    scratch.normalSums.assign(n, glm::vec3(0.0f));
+    if (wantTangents) {
+        scratch.tangentSums.assign(n, glm::vec3(0.0f));
+        scratch.bitangentSums.assign(n, glm::vec3(0.0f));
+    }
+    glm::vec3* nsum = scratch.normalSums.data();
+    glm::vec3* tsum = scratch.tangentSums.data();
+    glm::vec3* bsum = scratch.bitangentSums.data();
+
+    const size_t triangles = indices.size() / 3;
+    for (size_t t = 0; t < triangles; ++t) {
+        const uint32_t i0 = indices[3 * t], i1 = indices[3 * t + 1], i2 = indices[3 * t + 2];
+        assert(i0 < n && i1 < n && i2 < n);
+        const glm::vec3 e1 = positions[i1] - positions[i0];
+        const glm::vec3 e2 = positions[i2] - positions[i0];
+        const glm::vec3 c = glm::cross(e1, e2);
+        const float area2 = glm::dot(c, c);
+        if (!(area2 > 0.0f) || !std::isfinite(area2))
+            continue; // zero-area (or non-finite) triangles contribute nothing
+        nsum[groups[i0]] += c;
+        nsum[groups[i1]] += c;
+        nsum[groups[i2]] += c;
+        if (!wantTangents)
+            continue;
+        const glm::vec2 d1 = uvs[i1] - uvs[i0];
+        const glm::vec2 d2 = uvs[i2] - uvs[i0];
+        const float det = d1.x * d2.y - d2.x * d1.y;
+        if (!(std::fabs(det) > kMinUvDet) || !std::isfinite(det))
+            continue;
+        const float w = std::sqrt(area2) / det;
+        const glm::vec3 ft = (e1 * d2.y - e2 * d1.y) * w;
+        const glm::vec3 fb = (e2 * d1.x - e1 * d2.x) * w;
+        if (!std::isfinite(ft.x + ft.y + ft.z + fb.x + fb.y + fb.z))
+            continue;
+        tsum[i0] += ft;
+        tsum[i1] += ft;
+        tsum[i2] += ft;
+        bsum[i0] += fb;
+        bsum[i1] += fb;
+        bsum[i2] += fb;
+    }
+
+    for (size_t v = 0; v < n; ++v) {
+        const glm::vec3 nrm = safeNormalize(nsum[groups[v]]);
+        outNormals[v] = nrm;
+        if (outTangents.empty())
+            continue;
+        if (!wantTangents || !isDefined(nrm)) {
+            outTangents[v] = glm::vec4(0.0f);
+            continue;
+        }
+        const glm::vec3 tv = tsum[v];
+        const glm::vec3 tan = safeNormalize(tv - nrm * glm::dot(nrm, tv));
+        const float hand = glm::dot(glm::cross(nrm, tan), bsum[v]) < 0.0f ? -1.0f : 1.0f;
+        outTangents[v] = isDefined(tan) ? glm::vec4(tan, hand) : glm::vec4(0.0f);
+    }
+}
+
 std::vector<LinearKernel> simdKernels()
 {
     std::vector<LinearKernel> out;
@@ -183,6 +254,7 @@ private slots:
     void linearKernelsWriteOnlyTheirRange();
     void linearKernelsFallBackOnNonFinitePalette();
     void parallelForCoversEveryIndexOnce();
+    void parallelRebuildIsBitExact();
     void eightInfluencesUseMoreWeights();
     void validateRejectsBadSizes();
 };
@@ -701,6 +773,51 @@ void TestSkinning::parallelForCoversEveryIndexOnce()
         });
     }
     QCOMPARE(maxConcurrent.load(), 1);
+}
+
+void TestSkinning::parallelRebuildIsBitExact()
+{
+    auto check = [](const Rig& rg, const std::vector<glm::vec3>& positions, const std::vector<uint32_t>& groups) {
+        const Mesh& mesh = rg.meshes[0];
+        const size_t n = positions.size();
+        std::vector<glm::vec3> refN(n);
+        std::vector<glm::vec4> refT(mesh.hasTangents() ? n : 0);
+        RebuildScratch s0;
+        sequentialRebuild(positions, mesh.uvs, mesh.indices, groups, refN, refT, s0);
+        for (unsigned threads : {1u, 2u, 3u, 7u}) {
+            const ScopedThreadLimit limit(threads);
+            std::vector<glm::vec3> outN(n, glm::vec3(7.0f));
+            std::vector<glm::vec4> outT(refT.size(), glm::vec4(7.0f));
+            RebuildScratch s1;
+            for (int repeat = 0; repeat < 2; ++repeat) { // the second call reuses the scratch
+                rebuildFrames(positions, mesh.uvs, mesh.indices, groups, outN, outT, s1);
+                QVERIFY(std::memcmp(outN.data(), refN.data(), n * sizeof(glm::vec3)) == 0);
+                QVERIFY(std::memcmp(outT.data(), refT.data(), refT.size() * sizeof(glm::vec4)) == 0);
+            }
+        }
+    };
+    // Large enough for the parallel path, posed (skinned positions), with every vertex's group being itself.
+    {
+        PosedJob pj(300000, 40, 4, 21);
+        const size_t n = pj.size();
+        Outputs out(n, true);
+        out.attach(pj.job);
+        pj.job.run();
+        std::vector<uint32_t> groups(n);
+        for (size_t v = 0; v < n; ++v)
+            groups[v] = uint32_t(v);
+        check(pj.rig, out.p, groups);
+        // Groups far from their vertices (every vertex welded to one 1000 indices away, where it exists): sums land
+        // in other ranges than the triangles' own vertices.
+        for (size_t v = 1000; v < n; v += 3)
+            groups[v] = uint32_t(v - 1000);
+        check(pj.rig, out.p, groups);
+    }
+    // The built-in rigs: UV seams (welded groups), hard edges, degenerate triangles.
+    for (const char* name : {"sheet", "twist_tube", "elbow", "ramp"}) {
+        const Rig rg = testutil::sample(name);
+        check(rg, rg.meshes[0].positions, buildSmoothingGroups(rg.meshes[0].positions, rg.meshes[0].normals));
+    }
 }
 
 void TestSkinning::eightInfluencesUseMoreWeights()
