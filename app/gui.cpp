@@ -6,6 +6,7 @@
 #include <QMessageBox>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "document.h"
@@ -22,6 +23,41 @@ int failWith(const QString& message)
 {
     std::fprintf(stderr, "rigscope: %s\n", qPrintable(message));
     return 2;
+}
+
+} // namespace
+
+namespace {
+
+// Full frames after a pose change each: the document re-poses (CPU), the viewport re-runs every compute pass and draws.
+int runFrameBenchmark(Document& doc, viewer::Viewport& viewport, int frames)
+{
+    const rig::Rig& rg = doc.loaded()->rig;
+    if (rg.skeleton.nodes.empty() || !viewport.isReady()) {
+        std::fprintf(stderr, "rigscope: nothing to benchmark (no viewport or no joints)\n");
+        return 2;
+    }
+    std::vector<double> times;
+    times.reserve(size_t(frames));
+    const std::string joint = rg.skeleton.nodes.size() > 1 ? rg.skeleton.nodes[1].name : rg.skeleton.nodes[0].name;
+    for (int i = 0; i < frames; ++i) {
+        rig::Pose pose;
+        pose.joints[joint].rotateDeg = glm::vec3(0.0f, 0.0f, float(i % 90));
+        viewport.setPose(rig::resolvePose(rg, pose).value());
+        const double ms = viewport.renderAndWait();
+        if (ms < 0.0) {
+            std::fprintf(stderr, "rigscope: the viewport stopped rendering\n");
+            return 2;
+        }
+        if (i > 0) // the first frame builds pipelines
+            times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    const double median = times.empty() ? 0.0 : times[times.size() / 2];
+    const double best = times.empty() ? 0.0 : times.front();
+    std::printf("| %s | %zu | %s | %.2f | %.2f |\n", qPrintable(viewport.backendName()), rg.vertexCount(),
+                qPrintable(doc.loaded()->displayName), median, best);
+    return 0;
 }
 
 } // namespace
@@ -55,12 +91,16 @@ int runGui(int argc, char** argv)
     const QCommandLineOption lineLength(QStringLiteral("line-length"),
                                         QStringLiteral("Overlay line length as a fraction of the bounding-box diagonal (default 0.04)."),
                                         QStringLiteral("F"));
+    const QCommandLineOption benchFrames(QStringLiteral("bench-frames"),
+                                         QStringLiteral("Render N frames, each after a pose change, print the full-frame time "
+                                                        "(morph, skin, reference, errors, bounds, draw; GPU finished), then quit."),
+                                         QStringLiteral("N"));
     const QCommandLineOption backend(QStringLiteral("backend"), QStringLiteral("vulkan (default) or opengl."),
                                      QStringLiteral("API"), QStringLiteral("vulkan"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Save the viewport to a PNG once the rig is shown, then quit."),
                                         QStringLiteral("PNG"));
-    p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot});
+    p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot, benchFrames});
     p.process(qapp); // --help / --version / unknown options exit here
 
     DisplaySettings d;
@@ -153,6 +193,9 @@ int runGui(int argc, char** argv)
     MainWindow window(&doc, api);
 
     const QString shotPath = p.value(screenshot);
+    const int frames = p.isSet(benchFrames) ? p.value(benchFrames).toInt() : 0;
+    if (p.isSet(benchFrames) && (frames < 1 || frames > 100000))
+        return failWith(QStringLiteral("--bench-frames must be 1..100000"));
     int status = 0;
     auto applyPoseAndMaybeShoot = [&] {
         if (hasPose) {
@@ -168,6 +211,10 @@ int runGui(int argc, char** argv)
                 QMessageBox::warning(&window, QObject::tr("Pose"), msg);
             }
             window.viewport()->frameAll(); // frame what the pose made
+        }
+        if (frames > 0) {
+            QTimer::singleShot(300, &window, [&] { status = runFrameBenchmark(doc, *window.viewport(), frames); qapp.exit(status); });
+            return;
         }
         if (shotPath.isEmpty())
             return;
@@ -194,8 +241,20 @@ int runGui(int argc, char** argv)
         doc.openFile(files.front());
     } else {
         const QString name = p.isSet(sample) ? p.value(sample) : QStringLiteral("sheet");
-        if (!doc.openSample(name))
+        if (name.startsWith(QLatin1String("benchmark:"))) {
+            // A generated rig of N vertices, 100 joints, 4 influences (as `rigscope bench` uses).
+            bool ok = false;
+            const qulonglong n = name.mid(10).toULongLong(&ok);
+            if (!ok || n < 100 || n > 20'000'000)
+                return failWith(QStringLiteral("--sample benchmark:N needs 100 <= N <= 20000000"));
+            auto loaded = std::make_shared<LoadedRig>();
+            loaded->rig = rig::makeBenchmarkRig(size_t(n), 100, 4);
+            loaded->runtime = rig::buildRuntime(loaded->rig, 4);
+            loaded->displayName = name;
+            doc.setLoaded(std::move(loaded));
+        } else if (!doc.openSample(name)) {
             return failWith(QStringLiteral("unknown sample '%1'").arg(name));
+        }
         QTimer::singleShot(0, &window, applyPoseAndMaybeShoot);
     }
     const int rc = qapp.exec();

@@ -725,6 +725,17 @@ void Viewport::render()
         requestUpdate();
 }
 
+double Viewport::renderAndWait()
+{
+    if (!isReady() || !isExposed())
+        return -1.0;
+    QElapsedTimer t;
+    t.start();
+    render();
+    m_res->rhi->finish();
+    return double(t.nsecsElapsed()) / 1e6;
+}
+
 QImage Viewport::grabImage(QString* error)
 {
     if (!isReady() || !isExposed()) {

@@ -49,6 +49,10 @@ public:
     /// The angle one logical pixel subtends at the centre of the view, in radians.
     float pixelAngle() const;
 
+    /// Renders one frame now and waits for the GPU to finish it; returns the wall time in milliseconds (benchmarks),
+    /// or a negative value when the viewport cannot render.
+    double renderAndWait();
+
     QString backendName() const;
     Api api() const { return m_api; }
     bool isReady() const;
