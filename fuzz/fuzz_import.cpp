@@ -12,7 +12,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    const hostile::Outcome outcome = hostile::run(data, size, "fuzz-input");
+    // In-process: the fuzzer must see crashes (the product imports in a child process; see rig/import_isolated.h).
+    const hostile::Outcome outcome = hostile::run(data, size, "fuzz-input", hostile::kPerVertexLimit, false);
     if (!outcome.problem.empty()) {
         std::fprintf(stderr, "\n*** rigscope contract broken: %s\n", outcome.problem.c_str());
         std::fflush(stderr);

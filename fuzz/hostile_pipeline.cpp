@@ -607,10 +607,11 @@ Outcome runFile(const uint8_t* data, size_t size, const std::string& formatHint,
     return o;
 }
 
-Outcome run(const uint8_t* data, size_t size, const std::string& displayName, size_t perVertexLimit)
+Outcome run(const uint8_t* data, size_t size, const std::string& displayName, size_t perVertexLimit, bool isolate)
 {
     rig::ImportOptions options;
     options.memoryBudgetBytes = kFuzzMemoryBudget;
+    options.isolate = isolate;
     if (size == 0)
         return runFile(data, 0, kHints[0], displayName, options, perVertexLimit);
     return runFile(data + 1, size - 1, kHints[data[0] % kHintCount], displayName, options, perVertexLimit);

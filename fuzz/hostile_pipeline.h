@@ -41,7 +41,10 @@ inline constexpr size_t kPerVertexLimit = 1000;
 
 /// Runs the whole path on `data` (first byte: format hint, rest: file bytes). `displayName` names the input in
 /// messages.
-Outcome run(const uint8_t* data, size_t size, const std::string& displayName, size_t perVertexLimit = kPerVertexLimit);
+/// `isolate`: import in a child process as the product does (crashes inside Assimp become error messages); the fuzzer
+/// passes false so that it sees them.
+Outcome run(const uint8_t* data, size_t size, const std::string& displayName, size_t perVertexLimit = kPerVertexLimit,
+            bool isolate = true);
 
 /// Same on an already split input (a real file with its extension as the hint).
 Outcome runFile(const uint8_t* data, size_t size, const std::string& formatHint, const std::string& displayName,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
 
 #include "morph.h"
 #include "parallel.h"
@@ -64,6 +65,10 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
 
     out.meshes.resize(rig.meshes.size());
     out.stats = {};
+    // settings.threads also caps the parallel loops inside (the reference rebuild); 0 keeps the default (all cores).
+    std::optional<ScopedThreadLimit> limit;
+    if (settings.threads != 0)
+        limit.emplace(settings.threads);
     out.mirroredJoints.clear();
     out.singularJoints.clear();
     const bool wantDq = out.has(Method::DualQuaternion);

@@ -15,6 +15,11 @@ struct ImportOptions {
     /// Refuse files whose decoded rig would need more than this many bytes (vertices, influences, morph deltas). While
     /// reading, the import as a whole (the third-party parser included) may allocate at most twice this plus 256 MiB.
     size_t memoryBudgetBytes = size_t(4) << 30;
+    /// Import in a child process (import_isolated.h), so that a crash or abort inside Assimp becomes an error message.
+    /// The fuzzer turns this off to see the crashes.
+    bool isolate = true;
+    /// With isolate: a child still importing after this many seconds is killed and the import fails.
+    double timeoutSeconds = 600.0;
 };
 
 /// Reads a model file (glTF/GLB, FBX, Collada, X, and whatever else Assimp reads).

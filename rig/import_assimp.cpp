@@ -26,6 +26,7 @@
 #include "import.h"
 
 #include "alloc_budget.h"
+#include "import_isolated.h"
 
 #include <algorithm>
 #include <bit>
@@ -1209,6 +1210,11 @@ Result<Rig> importWith(const std::string& displayName, const ImportOptions& opti
 
 Result<Rig> importFile(const std::string& path, const ImportOptions& options)
 {
+    if (options.isolate) {
+        ImportOptions inner = options;
+        inner.isolate = false;
+        return runIsolated(path, options.timeoutSeconds, [&] { return importFile(path, inner); });
+    }
     try {
         std::error_code ec;
         const std::filesystem::file_status status = std::filesystem::status(path, ec);
@@ -1236,6 +1242,12 @@ Result<Rig> importFile(const std::string& path, const ImportOptions& options)
 Result<Rig> importMemory(const void* data, size_t size, const std::string& formatHint, const std::string& displayName,
                          const ImportOptions& options)
 {
+    if (options.isolate) {
+        ImportOptions inner = options;
+        inner.isolate = false;
+        return runIsolated(displayName, options.timeoutSeconds,
+                           [&] { return importMemory(data, size, formatHint, displayName, inner); });
+    }
     if (!data || size == 0)
         return fail(displayName + ": empty buffer");
     std::string hint = formatHint;

@@ -118,10 +118,58 @@ std::string nodeName(const Rig& rig, int node)
 
 } // namespace
 
+namespace {
+
+/// Length of the well-formed UTF-8 sequence at s[i] (lead byte >= 0x80), or 0 when it is not one (RFC 3629: no
+/// overlong forms, no surrogates, nothing above U+10FFFF).
+size_t utf8SequenceLength(std::string_view s, size_t i)
+{
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF; // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        lo = c == 0xE0 ? 0xA0 : 0x80;
+        hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        lo = c == 0xF0 ? 0x90 : 0x80;
+        hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 0;
+    }
+    if (i + len > s.size())
+        return 0;
+    for (size_t k = 1; k < len; ++k) {
+        const unsigned char b = static_cast<unsigned char>(s[i + k]);
+        if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF))
+            return 0;
+    }
+    return len;
+}
+
+} // namespace
+
 void writeJsonString(std::ostream& out, std::string_view s)
 {
+    // Names and messages come from the user's file: bytes that are not UTF-8 become U+FFFD, so the report stays valid
+    // JSON (RFC 8259 text is UTF-8) whatever the file holds.
     out.put('"');
-    for (unsigned char c : s) {
+    for (size_t i = 0; i < s.size();) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x80) {
+            const size_t len = utf8SequenceLength(s, i);
+            if (len == 0) {
+                out << "\\ufffd";
+                ++i;
+            } else {
+                out.write(s.data() + i, std::streamsize(len));
+                i += len;
+            }
+            continue;
+        }
         switch (c) {
         case '"': out << "\\\""; break;
         case '\\': out << "\\\\"; break;
@@ -136,6 +184,7 @@ void writeJsonString(std::ostream& out, std::string_view s)
                 out.put(char(c));
             }
         }
+        ++i;
     }
     out.put('"');
 }

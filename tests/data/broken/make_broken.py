@@ -203,6 +203,14 @@ def mirrored_joint():
     return strip(inverse_binds=[IDENTITY, m], tip_scale=[-1.0, 1.0, 1.0]).finish()
 
 
+def skin_without_inverse_binds():
+    # Valid glTF: a skin may omit inverseBindMatrices (they are then identities). Assimp 5.2.4 dereferences the missing
+    # accessor.
+    g = strip()
+    del g.doc["skins"][0]["inverseBindMatrices"]
+    return g.finish()
+
+
 def node_cycle():
     # "root" -> "tip" -> "root": the node hierarchy is a cycle.
     g = strip()
@@ -257,6 +265,7 @@ CASES = {
     "identical_uvs.gltf": identical_uvs,
     "singular_inverse_bind.gltf": singular_inverse_bind,
     "mirrored_joint.gltf": mirrored_joint,
+    "skin_without_inverse_binds.gltf": skin_without_inverse_binds,
     "node_cycle.gltf": node_cycle,
     "missing_child.gltf": missing_child,
     "truncated_buffer.gltf": truncated_buffer,
