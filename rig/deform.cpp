@@ -179,9 +179,15 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         }
     }
 
-    // Statistics over all meshes, per method.
+    computeStatistics(out);
+}
+
+void computeStatistics(Evaluation& out)
+{
+    // Per method, over all meshes.
+    out.stats = {};
     std::vector<float>& all = out.statsScratch;
-    for (Method method : methods) {
+    for (Method method : out.methods) {
         MethodStats& st = out.stats[size_t(method)];
         for (int which = 0; which < 2; ++which) {
             all.clear();

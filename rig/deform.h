@@ -100,4 +100,8 @@ struct Evaluation {
 void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pose, std::span<const Method> methods,
               const DeformSettings& settings, Evaluation& out);
 
+/// Fills out.stats from the per-vertex errors and flags of out.methods over all meshes (evaluate() calls it; so does
+/// the GPU readback, so that both report the same statistics the same way).
+void computeStatistics(Evaluation& out);
+
 } // namespace rig

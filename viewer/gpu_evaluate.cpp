@@ -18,30 +18,6 @@ const glm::vec4* asVec4(const QByteArray& data)
 
 } // namespace
 
-void computeEvaluationStats(rig::Evaluation& out)
-{
-    // The statistics of rig::evaluate: per method over all meshes.
-    out.stats = {};
-    std::vector<float> all;
-    for (rig::Method method : out.methods) {
-        rig::MethodStats& st = out.stats[size_t(method)];
-        for (int which = 0; which < 2; ++which) {
-            all.clear();
-            for (const rig::MeshEvaluation& me : out.meshes) {
-                const rig::MethodFrames& f = me.methods[size_t(method)];
-                const std::vector<float>& e = which == 0 ? f.normalErrorDeg : f.tangentErrorDeg;
-                all.insert(all.end(), e.begin(), e.end());
-            }
-            (which == 0 ? st.normal : st.tangent) = rig::errorStats(all);
-        }
-        for (const rig::MeshEvaluation& me : out.meshes)
-            for (uint8_t f : me.methods[size_t(method)].flags) {
-                st.dqFallbackVertices += (f & rig::SkinFlagDqFallback) ? 1 : 0;
-                st.singularVertices += (f & rig::SkinFlagSingular) ? 1 : 0;
-            }
-    }
-}
-
 bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::span<const rig::Method> methods,
                    const rig::DeformSettings& settings, rig::Evaluation& out, GpuEvaluationExtras* extras,
                    std::string* error)
@@ -209,7 +185,7 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
         }
         first = false;
     }
-    computeEvaluationStats(out);
+    rig::computeStatistics(out);
     return true;
 }
 

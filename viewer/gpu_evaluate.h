@@ -36,7 +36,4 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
                    const rig::DeformSettings& settings, rig::Evaluation& out, GpuEvaluationExtras* extras = nullptr,
                    std::string* error = nullptr);
 
-/// Computes out.stats from the per-vertex errors and flags of out.meshes, exactly like the end of rig::evaluate.
-void computeEvaluationStats(rig::Evaluation& out);
-
 } // namespace viewer
