@@ -77,7 +77,8 @@ public:
             return;
         }
         v.resize(size_t(n));
-        std::memcpy(v.data(), m_in.data() + m_pos, size_t(n) * sizeof(T));
+        if (n != 0) // an empty vector's data() may be null: memcpy(nullptr, ..., 0) is undefined (UBSan stops on it)
+            std::memcpy(v.data(), m_in.data() + m_pos, size_t(n) * sizeof(T));
         m_pos += size_t(n) * sizeof(T);
     }
     template <typename T>
