@@ -22,6 +22,8 @@ public:
     MethodStatsModel* model() const { return m_model; }
     /// Number of evaluations finished (tests wait on it).
     int completed() const { return m_completed; }
+    /// True while a worker is evaluating.
+    bool isBusy() const { return m_running; }
 
 signals:
     void updated();

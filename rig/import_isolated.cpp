@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "parallel.h"
 #include "rig_serialize.h"
 
 namespace rig {
@@ -39,6 +41,7 @@ Result<Rig> runIsolated(const std::string& displayName, double timeoutSeconds,
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0)
         return importInProcess();
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
         ::close(fds[0]);
@@ -50,7 +53,14 @@ Result<Rig> runIsolated(const std::string& displayName, double timeoutSeconds,
         // A crash must simply end the child: drop crash handlers inherited from the parent (Qt Test's, a debugger's).
         for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTRAP})
             ::signal(sig, SIG_DFL);
+        // Die with the parent: an orphaned child would run on (and hold the parent's stdout/stderr pipes open).
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) // the parent died before prctl took effect
+            ::_exit(4);
         ::close(fds[0]);
+        // Only the forking thread exists here: parallelFor's pool threads (started in the parent) are gone, and a
+        // parallel normal/tangent rebuild would wait for them forever. Run everything on this thread.
+        ScopedThreadLimit serial(1);
         std::string out;
         try {
             Result<Rig> r = importInProcess();

@@ -215,6 +215,43 @@ private slots:
             QVERIFY2(loadedAfter - loadedWarm < 16.0, qPrintable(QStringLiteral("RSS grew by %1 MiB").arg(loadedAfter - loadedWarm)));
     }
 
+    /// The isolated import forks: only the calling thread exists in the child, not the worker threads parallelFor's
+    /// pool started earlier in the parent. A child that rebuilds normals of a big mesh in parallel waited for them
+    /// until the import timed out (600 s); it must run serially and finish at once.
+    void isolatedImportAfterThePoolStarted()
+    {
+        // Start the pool: an evaluation of a mesh above the parallel grain (16384 vertices) on every core.
+        const rig::Rig big = rig::makeBenchmarkRig(100'000, 10, 4);
+        const rig::RigRuntime rt = rig::buildRuntime(big, 4);
+        auto resolved = rig::resolvePose(big, rig::Pose{});
+        QVERIFY(resolved.ok());
+        rig::Evaluation eval;
+        rig::evaluate(big, rt, resolved.value(), rig::allMethods(), rig::DeformSettings{}, eval);
+
+        // A 150 x 150 OBJ grid without normals: the importer generates them (in parallel, were it allowed).
+        QByteArray obj;
+        const int side = 150;
+        for (int j = 0; j < side; ++j)
+            for (int i = 0; i < side; ++i)
+                obj += "v " + QByteArray::number(i) + " 0 " + QByteArray::number(j) + "\n";
+        for (int j = 0; j + 1 < side; ++j)
+            for (int i = 0; i + 1 < side; ++i) {
+                const int a = j * side + i + 1, b = a + 1, c = a + side, d = c + 1;
+                obj += "f " + QByteArray::number(a) + " " + QByteArray::number(c) + " " + QByteArray::number(b) + "\nf " +
+                       QByteArray::number(b) + " " + QByteArray::number(c) + " " + QByteArray::number(d) + "\n";
+            }
+        rig::ImportOptions options;
+        options.isolate = true;
+        options.timeoutSeconds = 60;
+        QElapsedTimer t;
+        t.start();
+        const auto r = rig::importMemory(obj.constData(), size_t(obj.size()), "obj", "grid.obj", options);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().c_str());
+        QCOMPARE(r->triangleCount(), size_t(2 * (side - 1) * (side - 1))); // OBJ faces get vertices of their own
+        QVERIFY(r->meshes.at(0).normalsGenerated);
+        QVERIFY2(t.elapsed() < 30'000, qPrintable(QStringLiteral("took %1 ms").arg(t.elapsed())));
+    }
+
     /// rig::makeBenchmarkRig(5'000'000, 100, 4) through buildRuntime, evaluate (every method, a bent pose, all
     /// cores), the audit and the report, within 12 GiB of peak resident memory (the machine has 24).
     void fiveMillionVertices()
