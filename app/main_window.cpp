@@ -98,23 +98,7 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
         updateStatus();
     });
     connect(m_doc, &Document::selectionChanged, this, [this] { m_viewport->setSelectedVertex(m_doc->selectedVertex()); });
-    connect(m_doc, &Document::evaluationChanged, this, [this] {
-        // Frame-all uses the CPU evaluation's bounds of the positions the method draws.
-        glm::vec3 lo(std::numeric_limits<float>::infinity()), hi(-std::numeric_limits<float>::infinity());
-        for (const rig::MeshEvaluation& me : m_doc->evaluation().meshes)
-            for (const glm::vec3& p : me.surfaceOf(m_doc->display().method).positions)
-                if (std::isfinite(p.x + p.y + p.z)) {
-                    lo = glm::min(lo, p);
-                    hi = glm::max(hi, p);
-                }
-        if (lo.x <= hi.x) {
-            m_viewport->setFrameBounds(lo, hi);
-            if (m_frameOnNextEvaluation)
-                m_viewport->frameAll();
-        }
-        m_frameOnNextEvaluation = false;
-        updateStatus();
-    });
+    connect(m_doc, &Document::evaluationChanged, this, &MainWindow::onEvaluationChanged);
     connect(m_viewport, &viewer::Viewport::pickRequested, this, [this](QPointF px) {
         glm::vec3 origin, dir;
         if (!m_doc->loaded() || !m_viewport->rayAt(px, origin, dir))
@@ -146,7 +130,7 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
     if (m_doc->loaded()) {
         syncViewport();
         m_frameOnNextEvaluation = true;
-        emit m_doc->evaluationChanged();
+        onEvaluationChanged();
     }
     updateTitle();
     updateStatus();
@@ -441,6 +425,25 @@ void MainWindow::syncViewport()
     m_viewport->setPose(m_doc->resolvedPose());
     m_viewport->setSettings(m_doc->display());
     m_viewport->setSelectedVertex(m_doc->selectedVertex());
+}
+
+void MainWindow::onEvaluationChanged()
+{
+    // Frame-all uses the CPU evaluation's bounds of the positions the method draws.
+    glm::vec3 lo(std::numeric_limits<float>::infinity()), hi(-std::numeric_limits<float>::infinity());
+    for (const rig::MeshEvaluation& me : m_doc->evaluation().meshes)
+        for (const glm::vec3& p : me.surfaceOf(m_doc->display().method).positions)
+            if (std::isfinite(p.x + p.y + p.z)) {
+                lo = glm::min(lo, p);
+                hi = glm::max(hi, p);
+            }
+    if (lo.x <= hi.x) {
+        m_viewport->setFrameBounds(lo, hi);
+        if (m_frameOnNextEvaluation)
+            m_viewport->frameAll();
+    }
+    m_frameOnNextEvaluation = false;
+    updateStatus();
 }
 
 void MainWindow::updateTitle()

@@ -52,6 +52,8 @@ private:
     void updateTitle();
     void syncViewport();
     void onLoadFailed(const QString& message);
+    /// New CPU evaluation: frame bounds for the viewport (and frame once after a new rig), status bar.
+    void onEvaluationChanged();
 
     Document* m_doc;
     viewer::Viewport* m_viewport = nullptr;
