@@ -6,8 +6,8 @@
 
 #include <thread>
 
-#include "rig/import.h"
-#include "rig/samples.h"
+#include "rig/io/import.h"
+#include "rig/model/samples.h"
 
 namespace app {
 
@@ -26,9 +26,11 @@ std::shared_ptr<LoadedRig> finish(rig::Rig&& r, int influences, const QString& p
 
 } // namespace
 
-rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int influences)
+rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int influences, const std::atomic<bool>* cancel)
 {
-    auto r = rig::importFile(path.toStdString());
+    rig::ImportOptions options;
+    options.cancel = cancel;
+    auto r = rig::importFile(path.toStdString(), options);
     if (!r)
         return rig::fail(r.error());
     return finish(std::move(r.value()), influences, path, QFileInfo(path).fileName());
@@ -46,34 +48,58 @@ Document::Document(QObject* parent) : QObject(parent) {}
 
 Document::~Document()
 {
-    // A worker still loading will find the document gone (QPointer) and drop its result.
+    // Loads still running: cancel them (their worker processes are killed within ~50 ms) and wait for their threads.
+    // Their queued results die with this object.
+    for (auto& job : m_loads)
+        job->cancel = true;
+    for (auto& job : m_loads)
+        if (job->thread.joinable())
+            job->thread.join();
+}
+
+void Document::cancelLoads()
+{
+    for (auto it = m_loads.begin(); it != m_loads.end();) {
+        LoadJob& job = **it;
+        job.cancel = true;
+        if (job.done) {
+            job.thread.join();
+            it = m_loads.erase(it);
+        } else {
+            ++it;
+        }
+    }
 }
 
 void Document::openFile(const QString& path)
 {
+    cancelLoads();
     const unsigned generation = ++m_loadGeneration;
     m_loading = true;
     emit loadStarted(path);
     const int influences = m_display.influences;
-    QPointer<Document> self(this);
-    std::thread([self, path, influences, generation] {
-        auto result = loadRigFile(path, influences);
-        // Back to the GUI thread. The document may be gone or a newer load may have started: then drop this one.
+    auto job = std::make_unique<LoadJob>();
+    LoadJob* raw = job.get();
+    job->thread = std::thread([this, raw, path, influences, generation] {
+        auto result = loadRigFile(path, influences, &raw->cancel);
+        // Back to the GUI thread (dropped if the document is gone). A newer load may have started: then drop this one.
         QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, generation, result = std::move(result), path]() mutable {
-                if (!self || self->m_loadGeneration != generation)
+            this,
+            [this, generation, result = std::move(result), path]() mutable {
+                if (m_loadGeneration != generation)
                     return;
-                self->m_loading = false;
+                m_loading = false;
                 if (!result) {
-                    emit self->loadFailed(QString::fromStdString(result.error()));
+                    emit loadFailed(QString::fromStdString(result.error()));
                     return;
                 }
-                self->setLoaded(std::move(result.value()));
-                emit self->loadFinished(path);
+                setLoaded(std::move(result.value()));
+                emit loadFinished(path);
             },
             Qt::QueuedConnection);
-    }).detach();
+        raw->done = true;
+    });
+    m_loads.push_back(std::move(job));
 }
 
 bool Document::openSample(const QString& name)
@@ -84,6 +110,7 @@ bool Document::openSample(const QString& name)
         return false;
     }
     ++m_loadGeneration; // a sample replaces any file still loading
+    cancelLoads();
     m_loading = false;
     setLoaded(std::move(result.value()));
     emit loadFinished(QStringLiteral("sample:") + name);

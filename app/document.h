@@ -3,15 +3,17 @@
 #pragma once
 
 #include <QObject>
-#include <QPointer>
 #include <QString>
 
+#include <atomic>
 #include <memory>
+#include <thread>
+#include <vector>
 
-#include "rig/audit.h"
-#include "rig/deform.h"
-#include "rig/model.h"
-#include "rig/pose.h"
+#include "rig/analysis/audit.h"
+#include "rig/deform/deform.h"
+#include "rig/model/model.h"
+#include "rig/model/pose.h"
 #include "viewer/view_settings.h"
 
 namespace app {
@@ -42,7 +44,9 @@ public:
     std::shared_ptr<const LoadedRig> loadedShared() const { return m_loaded; }
     bool isLoading() const { return m_loading; }
 
-    /// Loads a file on a worker thread; emits loadFinished. On failure the current rig stays.
+    /// Loads a file on a worker thread (the import itself runs in the import worker process); emits loadFinished or
+    /// loadFailed. On failure the current rig stays. A newer open (or a sample) cancels a load still running: its
+    /// worker process is killed and its result dropped.
     void openFile(const QString& path);
     /// Builds a sample rig (synchronously: they are small). Returns false (and emits loadFailed) on a bad name.
     bool openSample(const QString& name);
@@ -93,10 +97,22 @@ private:
     rig::Evaluation m_eval;
     bool m_loading = false;
     unsigned m_loadGeneration = 0;
+
+    /// A load in flight: its thread (owned, joined) and its cancel flag.
+    struct LoadJob {
+        std::atomic<bool> cancel{false};
+        std::atomic<bool> done{false};
+        std::thread thread;
+    };
+    /// Cancels every load in flight; joins those already finished (never blocks on one still running).
+    void cancelLoads();
+    std::vector<std::unique_ptr<LoadJob>> m_loads;
 };
 
-/// Loads a file and builds its runtime data. Thread-safe; no Qt GUI use. Errors read "<path>: <reason>".
-rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int influences);
+/// Loads a file (in the import worker) and builds its runtime data. Thread-safe; no Qt GUI use. Errors read
+/// "<path>: <reason>". `cancel`, when set and it turns true, stops the import ("<path>: cancelled").
+rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int influences,
+                                                    const std::atomic<bool>* cancel = nullptr);
 rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, int influences);
 
 } // namespace app

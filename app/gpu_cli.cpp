@@ -8,9 +8,9 @@
 #include <chrono>
 #include <cstdio>
 
-#include "rig/deform.h"
-#include "rig/pose.h"
-#include "rig/samples.h"
+#include "rig/deform/deform.h"
+#include "rig/model/pose.h"
+#include "rig/model/samples.h"
 #include "viewer/gpu_deformer.h"
 #include "viewer/gpu_timer.h"
 #include "viewer/offscreen_rhi.h"

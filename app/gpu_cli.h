@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "rig/result.h"
-#include "rig/skinning.h"
+#include "rig/model/result.h"
+#include "rig/deform/skinning.h"
 
 class QGuiApplication;
 class QRhi;

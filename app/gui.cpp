@@ -12,7 +12,7 @@
 #include "document.h"
 #include "main_window.h"
 #include "pose_file.h"
-#include "rig/samples.h"
+#include "rig/model/samples.h"
 #include "viewer/viewport.h"
 
 namespace app {

@@ -28,8 +28,8 @@
 #include "panels/audit_panel.h"
 #include "panels/methods_panel.h"
 #include "panels/vertex_panel.h"
-#include "rig/import.h"
-#include "rig/samples.h"
+#include "rig/io/import.h"
+#include "rig/model/samples.h"
 #include "viewer/picking.h"
 #include "viewer/viewport.h"
 

@@ -3,8 +3,8 @@
 
 #include <QString>
 
-#include "rig/pose.h"
-#include "rig/result.h"
+#include "rig/model/pose.h"
+#include "rig/model/result.h"
 
 namespace app {
 

@@ -12,7 +12,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    // In-process: the fuzzer must see crashes (the product imports in a child process; see rig/import_isolated.h).
+    // In-process: the fuzzer must see crashes (the product imports in its worker process; see rig/io/import_worker.h).
     const hostile::Outcome outcome = hostile::run(data, size, "fuzz-input", hostile::kPerVertexLimit, false);
     if (!outcome.problem.empty()) {
         std::fprintf(stderr, "\n*** rigscope contract broken: %s\n", outcome.problem.c_str());

@@ -1,5 +1,7 @@
 #include "hostile_pipeline.h"
 
+#include "rig/model/structure.h"
+
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -475,61 +477,8 @@ std::string errorMessageProblem(const std::string& message, const std::string& d
 
 std::string rigInvariantProblem(const rig::Rig& r)
 {
-    const auto& nodes = r.skeleton.nodes;
-    for (size_t i = 0; i < nodes.size(); ++i)
-        if (nodes[i].parent < -1 || nodes[i].parent >= int(i))
-            return "node " + std::to_string(i) + " has parent " + std::to_string(nodes[i].parent);
-    for (size_t s = 0; s < r.skins.size(); ++s) {
-        const rig::Skin& skin = r.skins[s];
-        if (skin.joints.size() != skin.inverseBind.size() || skin.joints.size() >= 65535)
-            return "skin " + std::to_string(s) + ": joints and inverse binds disagree or too many joints";
-        for (int j : skin.joints)
-            if (j < -1 || j >= int(nodes.size()))
-                return "skin " + std::to_string(s) + ": joint node " + std::to_string(j);
-    }
-    if (r.meshes.empty())
-        return "a loaded rig without meshes";
-    for (size_t mi = 0; mi < r.meshes.size(); ++mi) {
-        const rig::Mesh& m = r.meshes[mi];
-        const size_t n = m.vertexCount();
-        const std::string who = "mesh " + std::to_string(mi);
-        if (n == 0 || m.indices.size() % 3 != 0)
-            return who + ": empty or not a triangle list";
-        if (m.node < -1 || m.node >= int(nodes.size()))
-            return who + ": node out of range";
-        if (m.normals.size() != n || (!m.tangents.empty() && m.tangents.size() != n) || (!m.uvs.empty() && m.uvs.size() != n))
-            return who + ": attribute sizes";
-        for (uint32_t i : m.indices)
-            if (i >= n)
-                return who + ": index out of range";
-        if (m.skin >= 0) {
-            if (m.skin >= int(r.skins.size()) || m.influenceOffsets.size() != n + 1 || m.influenceOffsets[0] != 0 ||
-                m.influenceOffsets.back() != m.influences.size())
-                return who + ": influence CSR";
-            for (size_t v = 0; v < n; ++v)
-                if (m.influenceOffsets[v + 1] < m.influenceOffsets[v])
-                    return who + ": influence offsets decrease";
-        } else if (m.skin != -1 || !m.influenceOffsets.empty() || !m.influences.empty()) {
-            return who + ": influences without a skin";
-        }
-        if (m.defaultMorphWeights.size() != m.morphTargets.size())
-            return who + ": default morph weights";
-        for (const rig::MorphTarget& t : m.morphTargets)
-            if (t.positionDeltas.size() != n || (!t.normalDeltas.empty() && t.normalDeltas.size() != n) ||
-                (!t.tangentDeltas.empty() && t.tangentDeltas.size() != n))
-                return who + ": morph target sizes";
-    }
-    for (const rig::Clip& c : r.clips) {
-        if (!std::isfinite(c.duration) || c.duration < 0.0f)
-            return "clip '" + c.name + "': duration";
-        for (const rig::JointChannel& ch : c.joints)
-            if (ch.node < 0 || ch.node >= int(nodes.size()))
-                return "clip '" + c.name + "': channel node out of range";
-        for (const rig::MorphChannel& ch : c.morphs)
-            if (ch.mesh < 0 || ch.mesh >= int(r.meshes.size()))
-                return "clip '" + c.name + "': morph channel mesh out of range";
-    }
-    return {};
+    const rig::Result<void> structure = rig::checkStructure(r);
+    return structure ? std::string() : structure.error();
 }
 
 std::string evaluationProblem(const rig::Rig& rig, const rig::Evaluation& eval)

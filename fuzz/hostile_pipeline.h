@@ -10,12 +10,12 @@
 #include <string>
 #include <string_view>
 
-#include "rig/audit.h"
-#include "rig/deform.h"
-#include "rig/import.h"
-#include "rig/model.h"
-#include "rig/pose.h"
-#include "rig/report.h"
+#include "rig/analysis/audit.h"
+#include "rig/deform/deform.h"
+#include "rig/io/import.h"
+#include "rig/model/model.h"
+#include "rig/model/pose.h"
+#include "rig/io/report.h"
 
 namespace hostile {
 

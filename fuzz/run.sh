@@ -19,7 +19,7 @@ if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then max_len="$1"; shift; fi
 build="${RIGSCOPE_FUZZ_BUILD:-$root/build-fuzz}"
 assets="${RIGSCOPE_ASSETS_DIR:-$root/../shared/assets}"
 work="$build/fuzz-work"
-fuzzer="$build/fuzz/fuzz_import"
+fuzzer="$build/bin/fuzz_import"
 [ -x "$fuzzer" ] || { echo "fuzz/run.sh: $fuzzer not built (cmake --preset fuzz && cmake --build --preset fuzz)" >&2; exit 2; }
 
 mkdir -p "$work/corpus" "$work/artifacts" "$work/cwd"
@@ -31,7 +31,7 @@ if [ -d "$assets" ]; then
 else
   echo "fuzz/run.sh: no assets folder at $assets; seeding from tests/data only" >&2
 fi
-"$build/fuzz/fuzz_seeds" "$work/seeds" "$max_len" "${models[@]}" "$root"/tests/data/broken/*.gltf
+"$build/bin/fuzz_seeds" "$work/seeds" "$max_len" "${models[@]}" "$root"/tests/data/broken/*.gltf
 
 before="$(ls "$work/artifacts" | wc -l)"
 cd "$work/cwd"
@@ -39,7 +39,7 @@ status=0
 # Past crashes, timeouts and OOMs it keeps going (one worker process, restarted after each), so that a crash inside
 # Assimp does not end the run; every artifact is triaged below.
 # -rss_limit_mb / -malloc_limit_mb: the import budget here is 256 MiB (hostile_pipeline.h); 2 GiB catches runaway
-# allocations inside Assimp too. -timeout: one input may take at most 60 s (the slowest seed takes ~1 s).
+# allocations inside Assimp too (in the product the worker's address-space limit refuses them). -timeout: one input may take at most 60 s (the slowest seed takes ~1 s).
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
@@ -48,20 +48,32 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
   -dict="$root/fuzz/rigscope.dict" -artifact_prefix="$work/artifacts/" -print_final_stats=1 \
   "$@" "$work/corpus" "$work/seeds" "$root/tests/data/fuzz-regressions" || status=$?
 
-# Triage: reproduce each new artifact. A crash inside Assimp itself (a SEGV whose crashing frame is in libassimp, or one
-# of its ai_assert aborts) is contained in the product, which imports in a child process (rig/import_isolated.h): it is
-# reported, and keeping it as a regression input is still worthwhile. Anything else fails the run: a broken contract
-# of ours, a sanitizer report in our code, a leak, a timeout, an OOM.
+# Triage: reproduce each new artifact. A report whose first frame past the sanitizer runtime, libFuzzer's hooks, the
+# allocator and the C/C++ runtime libraries lies in libassimp is Assimp's own fault (a SEGV, an over-read, an
+# allocation past the limit, one of its ai_assert aborts): the product imports in its worker process
+# (rig/io/import_worker.h), which contains it; it is reported, and keeping it as a regression input is still
+# worthwhile. Anything else fails the run: a broken contract of ours, a sanitizer report in our code, a leak, a
+# timeout, an OOM outside Assimp.
+# assimp_site REPORT: prints the libassimp frame that decides, or nothing.
+assimp_site() {
+  awk '
+    /ai_assert failure in/ { match($0, /ai_assert failure in [^ ]+/); print substr($0, RSTART, RLENGTH); exit }
+    /^ *#[0-9]+ 0x/ {
+      line = $0
+      if (line ~ / in (__interceptor_|__asan|__sanitizer|__lsan|__ubsan|__msan|fuzzer::|malloc|calloc|realloc|free|operator new|operator delete|mem(cpy|move|set|cmp)|str(len|cmp|ncmp|dup|ndup)|__libc|abort|raise|__GI_|__pthread|pthread_kill|_start)/) next
+      if (line ~ /\((\/[^ )]*\/)?(libc|libstdc\+\+|libm|libgcc_s|ld-linux)[^ )]*\)/) next
+      if (line ~ /libassimp\.so/) { match(line, /libassimp\.so\.[0-9]+\+0x[0-9a-f]+/); print substr(line, RSTART, RLENGTH) }
+      exit
+    }'
+}
 new=0
 contained=0
 for a in $(ls -t "$work/artifacts" | head -n $(( $(ls "$work/artifacts" | wc -l) - before ))); do
   report="$("$fuzzer" -runs=1 -timeout=60 -rss_limit_mb=2048 -malloc_limit_mb=2048 "$work/artifacts/$a" 2>&1 || true)"
-  site="$(grep -m1 -oE 'SUMMARY: AddressSanitizer: SEGV \(/[^ ]*libassimp\.so\.[0-9]+\+0x[0-9a-f]+' <<<"$report" |
-    grep -oE 'libassimp\.so\.[0-9]+\+0x[0-9a-f]+' || true)"
-  [ -n "$site" ] || site="$(grep -m1 -oE 'ai_assert failure in [^ ]+' <<<"$report" || true)"
+  site="$(assimp_site <<<"$report")"
   if [ -n "$site" ] && ! grep -q 'rigscope contract broken' <<<"$report"; then
     contained=$((contained + 1))
-    echo "fuzz/run.sh: Assimp-internal crash ($site), contained by the isolated import: $work/artifacts/$a"
+    echo "fuzz/run.sh: Assimp-internal fault ($site), contained by the import worker: $work/artifacts/$a"
   else
     new=$((new + 1))
     echo "fuzz/run.sh: NEW problem: $work/artifacts/$a" >&2

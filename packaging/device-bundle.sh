@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Packs build/app/rigscope with the shared libraries it needs and Qt's vkkhrdisplay platform plugin into
+# Packs build/bin/rigscope (and its import worker, rigscope-import) with the shared libraries it needs and Qt's vkkhrdisplay platform plugin into
 # device-bundle/rigscope.tar.xz (git-ignored), for running GPU benchmarks on a machine without Qt (see BENCHMARKS.md).
 # On that machine:
 #   mkdir -p /tmp/rs && tar xJf device-bundle/rigscope.tar.xz -C /tmp/rs && cd /tmp/rs &&
 #   LD_LIBRARY_PATH=. QT_PLUGIN_PATH=. QT_QPA_PLATFORM=vkkhrdisplay ./rigscope bench --device gpu
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=build/app/rigscope
+bin=build/bin/rigscope
 [ -x "$bin" ] || { echo "build $bin first" >&2; exit 1; }
 stage=$(mktemp -d)
-cp "$bin" "$stage/"
+cp "$bin" build/bin/rigscope-import "$stage/"
 # Every library ldd lists except the C runtime, which the target has (and must match its kernel).
 ldd "$bin" | awk '/=> \// {print $3}' | while read -r lib; do
   case "$(basename "$lib")" in

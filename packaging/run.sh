@@ -4,5 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./packaging/deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-cmake --build build --parallel "$(nproc)" --target rigscope
-exec ./build/app/rigscope "$@"
+cmake --build build --parallel "$(nproc)" --target rigscope rigscope-import
+exec ./build/bin/rigscope "$@"

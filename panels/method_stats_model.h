@@ -6,7 +6,7 @@
 #include <array>
 #include <vector>
 
-#include "rig/deform.h"
+#include "rig/deform/deform.h"
 
 namespace panels {
 

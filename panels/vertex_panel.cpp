@@ -4,7 +4,7 @@
 #include <QVBoxLayout>
 
 #include "app/document.h"
-#include "rig/math.h"
+#include "rig/model/math.h"
 
 namespace panels {
 

@@ -25,10 +25,10 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
-#include "rig/audit.h"
-#include "rig/gltf_skin.h"
-#include "rig/import.h"
-#include "rig/json.h"
+#include "rig/analysis/audit.h"
+#include "rig/io/gltf_skin.h"
+#include "rig/io/import.h"
+#include "rig/io/json.h"
 
 namespace {
 

@@ -22,11 +22,11 @@
 #include <map>
 #include <memory>
 
-#include "rig/deform.h"
-#include "rig/import.h"
-#include "rig/math.h"
-#include "rig/pose.h"
-#include "rig/samples.h"
+#include "rig/deform/deform.h"
+#include "rig/io/import.h"
+#include "rig/model/math.h"
+#include "rig/model/pose.h"
+#include "rig/model/samples.h"
 #include "testutil.h"
 #include "viewer/gpu_deformer.h"
 #include "viewer/gpu_evaluate.h"

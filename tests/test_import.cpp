@@ -25,7 +25,7 @@
 #include <assimp/Exporter.hpp>
 #include <assimp/scene.h>
 
-#include "rig/import.h"
+#include "rig/io/import.h"
 
 namespace {
 

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "fuzz/hostile_pipeline.h"
-#include "rig/audit.h"
-#include "rig/deform.h"
-#include "rig/import.h"
-#include "rig/pose.h"
-#include "rig/report.h"
+#include "rig/analysis/audit.h"
+#include "rig/deform/deform.h"
+#include "rig/io/import.h"
+#include "rig/model/pose.h"
+#include "rig/io/report.h"
 
 namespace {
 
@@ -215,10 +215,10 @@ private slots:
             QVERIFY2(loadedAfter - loadedWarm < 16.0, qPrintable(QStringLiteral("RSS grew by %1 MiB").arg(loadedAfter - loadedWarm)));
     }
 
-    /// The isolated import forks: only the calling thread exists in the child, not the worker threads parallelFor's
-    /// pool started earlier in the parent. A child that rebuilds normals of a big mesh in parallel waited for them
-    /// until the import timed out (600 s); it must run serially and finish at once.
-    void isolatedImportAfterThePoolStarted()
+    /// An import after parallelFor's pool started in this process: the worker (a new process, not a fork of this one)
+    /// generates the normals of a big mesh and finishes at once. (A forked child once waited for the parent's pool
+    /// threads, which do not exist after fork, until the import timed out.)
+    void workerImportAfterThePoolStarted()
     {
         // Start the pool: an evaluation of a mesh above the parallel grain (16384 vertices) on every core.
         const rig::Rig big = rig::makeBenchmarkRig(100'000, 10, 4);

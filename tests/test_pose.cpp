@@ -2,7 +2,7 @@
 #include "testutil.h"
 
 #include "app/pose_file.h"
-#include "rig/pose.h"
+#include "rig/model/pose.h"
 
 using namespace rig;
 

@@ -1,8 +1,8 @@
 // The rebuilt reference and the error metrics, on hand-built meshes with exact answers.
 #include "testutil.h"
 
-#include "rig/metrics.h"
-#include "rig/reference.h"
+#include "rig/analysis/metrics.h"
+#include "rig/analysis/reference.h"
 
 using namespace rig;
 

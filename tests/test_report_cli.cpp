@@ -1,8 +1,8 @@
 // `rigscope report` end to end: the real binary, its JSON, its exit status and its messages.
 #include "testutil.h"
 
-#include "rig/import.h"
-#include "rig/pose.h"
+#include "rig/io/import.h"
+#include "rig/model/pose.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

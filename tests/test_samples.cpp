@@ -11,8 +11,8 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
-#include "rig/pose.h"
-#include "rig/reference.h"
+#include "rig/model/pose.h"
+#include "rig/analysis/reference.h"
 
 using namespace rig;
 

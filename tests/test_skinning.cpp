@@ -5,12 +5,12 @@
 #include <random>
 #include <thread>
 
-#include "rig/deform.h"
-#include "rig/joint_frames.h"
-#include "rig/parallel.h"
-#include "rig/pose.h"
-#include "rig/reference.h"
-#include "rig/skinning.h"
+#include "rig/deform/deform.h"
+#include "rig/deform/joint_frames.h"
+#include "rig/deform/parallel.h"
+#include "rig/model/pose.h"
+#include "rig/analysis/reference.h"
+#include "rig/deform/skinning.h"
 
 using namespace rig;
 

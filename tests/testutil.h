@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "rig/math.h"
-#include "rig/samples.h"
+#include "rig/model/math.h"
+#include "rig/model/samples.h"
 
 namespace testutil {
 

@@ -35,11 +35,11 @@
 
 #include <glm/glm.hpp>
 
-#include "rig/deform.h"
-#include "rig/joint_frames.h"
-#include "rig/model.h"
-#include "rig/pose.h"
-#include "rig/skinning.h"
+#include "rig/deform/deform.h"
+#include "rig/deform/joint_frames.h"
+#include "rig/model/model.h"
+#include "rig/model/pose.h"
+#include "rig/deform/skinning.h"
 
 class QRhi;
 class QRhiBuffer;

@@ -8,8 +8,8 @@
 
 #include <glm/glm.hpp>
 
-#include "rig/deform.h"
-#include "rig/pose.h"
+#include "rig/deform/deform.h"
+#include "rig/model/pose.h"
 
 namespace viewer {
 

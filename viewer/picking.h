@@ -3,7 +3,7 @@
 
 #include <glm/glm.hpp>
 
-#include "rig/deform.h"
+#include "rig/deform/deform.h"
 
 namespace viewer {
 

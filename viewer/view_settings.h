@@ -1,7 +1,7 @@
 // What the viewport shows. Plain data (no Qt): the document owns one, the viewport receives copies.
 #pragma once
 
-#include "rig/skinning.h"
+#include "rig/deform/skinning.h"
 
 namespace viewer {
 

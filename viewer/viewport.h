@@ -11,9 +11,9 @@
 #include <glm/glm.hpp>
 
 #include "camera.h"
-#include "rig/deform.h"
-#include "rig/model.h"
-#include "rig/pose.h"
+#include "rig/deform/deform.h"
+#include "rig/model/model.h"
+#include "rig/model/pose.h"
 #include "view_settings.h"
 
 class QRhi;

@@ -1,0 +1,49 @@
+// The weight and rig audit: always reads the raw, authored data (never the normalised runtime stream).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rig/model/model.h"
+
+namespace rig {
+
+struct AuditFinding {
+    enum class Severity : uint8_t { Info, Warning, Error };
+    Severity severity = Severity::Info;
+    std::string code;               ///< stable id, e.g. "weights-not-normalised" (README lists them)
+    std::string mesh;               ///< mesh name, empty for rig-wide findings
+    size_t count = 0;               ///< number of affected vertices / triangles / joints
+    std::vector<uint32_t> examples; ///< up to kAuditExamples affected indices (vertex, triangle or joint)
+    std::string message;            ///< one readable line
+};
+
+inline constexpr size_t kAuditExamples = 8;
+
+struct MeshAudit {
+    std::string name;
+    size_t vertices = 0;
+    size_t maxInfluences = 0;                 ///< most valid influences on one vertex
+    std::array<size_t, 10> influenceCounts{}; ///< vertices with 0..8 valid influences, [9] = more than 8
+    double minWeightSum = 0.0;                ///< over vertices with at least one influence
+    double maxWeightSum = 0.0;
+};
+
+struct Audit {
+    std::vector<AuditFinding> findings;
+    std::vector<MeshAudit> meshes;
+
+    size_t count(AuditFinding::Severity s) const;
+    const AuditFinding* find(const std::string& code, const std::string& mesh = {}) const;
+};
+
+/// Tolerance on |Σw − 1| before a vertex counts as not normalised.
+inline constexpr double kWeightSumTolerance = 1e-3;
+
+Audit auditRig(const Rig& rig);
+
+std::string_view severityName(AuditFinding::Severity s);
+
+} // namespace rig

@@ -1,0 +1,107 @@
+// The whole CPU pipeline for one pose: pose → joint matrices → morph → skin with each method → rebuilt reference →
+// angular errors → statistics. Built in two stages, as ozz does: buildRuntime() derives the compact read-only data of a
+// rig once; evaluate() runs per pose and reuses the Evaluation's buffers.
+#pragma once
+
+#include <array>
+#include <span>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "rig/deform/influences.h"
+#include "rig/deform/joint_frames.h"
+#include "rig/analysis/metrics.h"
+#include "rig/model/model.h"
+#include "rig/model/pose.h"
+#include "rig/analysis/reference.h"
+#include "rig/deform/skinning.h"
+#include "rig/deform/weight_gradients.h"
+
+namespace rig {
+
+/// Derived, read-only data of one mesh.
+struct MeshRuntime {
+    InfluenceStream stream;
+    WeightGradients gradients;
+    std::vector<uint32_t> smoothingGroups;
+};
+
+struct RigRuntime {
+    int influencesPerVertex = 4;
+    std::vector<MeshRuntime> meshes;
+};
+
+/// Builds the runtime data (K = 4 or 8 influences per vertex).
+RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex);
+
+struct DeformSettings {
+    bool morphNormals = true; ///< add morph targets' normal/tangent deltas (off: positions only)
+    unsigned threads = 0;     ///< 0 = all cores
+};
+
+/// Final positions and their rebuilt reference frames.
+struct Surface {
+    std::vector<glm::vec3> positions;
+    std::vector<glm::vec3> referenceNormals;
+    std::vector<glm::vec4> referenceTangents; ///< empty when the mesh has no tangents
+};
+
+/// One method's directions and their error against the reference of its own positions.
+struct MethodFrames {
+    std::vector<glm::vec3> normals;
+    std::vector<glm::vec4> tangents;
+    std::vector<float> normalErrorDeg;  ///< kUndefinedError where undefined
+    std::vector<float> tangentErrorDeg; ///< kUndefinedError where undefined (or no tangents)
+    std::vector<uint8_t> flags;         ///< SkinFlag
+};
+
+struct MeshEvaluation {
+    std::vector<glm::vec3> morphedPositions;
+    std::vector<glm::vec3> morphedNormals;
+    std::vector<glm::vec4> morphedTangents;
+    std::vector<JointFrame> palette;
+    std::vector<glm::mat4> paletteMatrices; ///< scratch: the matrices palette is built from
+    Surface linear;         ///< linear-blend positions (every method but dual-quaternion)
+    Surface dualQuaternion; ///< filled when Method::DualQuaternion is evaluated
+    std::array<MethodFrames, kMethodCount> methods;
+
+    const Surface& surfaceOf(Method m) const { return m == Method::DualQuaternion ? dualQuaternion : linear; }
+
+    Surface scratch; ///< positions of methods whose positions equal the linear ones (not kept)
+};
+
+struct MethodStats {
+    ErrorStats normal;
+    ErrorStats tangent;
+    size_t dqFallbackVertices = 0;
+    size_t singularVertices = 0;
+};
+
+struct Evaluation {
+    std::vector<Method> methods;
+    std::vector<glm::mat4> world;   ///< per node
+    std::vector<MeshEvaluation> meshes;
+    std::array<MethodStats, kMethodCount> stats;
+    std::vector<int> mirroredJoints; ///< node indices whose skin matrix has det < 0 in this pose
+    std::vector<int> singularJoints; ///< node indices whose skin matrix is singular in this pose
+
+    bool has(Method m) const;
+
+    // Scratch reused by evaluate().
+    std::vector<std::vector<glm::mat4>> skinPalettes;
+    std::vector<float> statsScratch;
+    std::vector<float> statsSorted;
+    RebuildScratch rebuildScratch;
+};
+
+/// Evaluates `methods` (Rebuilt included or not; the reference is always computed) for the pose.
+/// `out` keeps its buffers: repeated calls with the same rig allocate nothing proportional to the vertex count.
+void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pose, std::span<const Method> methods,
+              const DeformSettings& settings, Evaluation& out);
+
+/// Fills out.stats from the per-vertex errors and flags of out.methods over all meshes (evaluate() calls it; so does
+/// the GPU readback, so that both report the same statistics the same way).
+void computeStatistics(Evaluation& out);
+
+} // namespace rig

@@ -1,0 +1,36 @@
+// Internal to the skinning code: the compact palette the SIMD kernels read, and the kernel entry points.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "rig/deform/skinning.h"
+
+namespace rig::detail {
+
+/// One palette entry as the SIMD kernels read it: the 3x4 affine part of JointFrame::matrix, column-major, each
+/// column padded to four floats with 0 — (c0 | c1 | c2 | t), exactly one 64-byte cache line.
+struct alignas(64) PaletteMatrix {
+    float m[16];
+};
+static_assert(sizeof(PaletteMatrix) == 64);
+
+/// A per-thread buffer of at least `count` entries (grows, never shrinks: the vertex loops allocate nothing).
+PaletteMatrix* compactPaletteBuffer(size_t count);
+
+/// Fills out[i] from palette[i].matrix. Returns false when an entry is not finite: the SIMD kernels multiply
+/// zero-weight slots (joint 0, weight 0) instead of skipping them, so they must not meet inf or NaN there.
+bool buildCompactPalette(std::span<const JointFrame> palette, PaletteMatrix* out);
+
+/// Output bytes of one job above which the kernels write with non-temporal stores (the result cannot stay in
+/// the caches anyway, and streaming saves the read-for-ownership of every output line).
+inline constexpr size_t kStreamingOutputBytes = size_t(8) << 20;
+
+bool cpuHasAvx2Fma();
+bool cpuHasAvx512();
+
+/// Method::Linear, K = 4 or 8, on [first, last); `pal` from buildCompactPalette.
+void runLinearAvx2(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last);
+void runLinearAvx512(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last);
+
+} // namespace rig::detail

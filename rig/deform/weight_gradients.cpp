@@ -1,0 +1,114 @@
+#include "rig/deform/weight_gradients.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace rig {
+
+namespace {
+
+float weightOf(const uint16_t* joints, const float* weights, size_t k, uint16_t joint)
+{
+    for (size_t i = 0; i < k; ++i)
+        if (joints[i] == joint && weights[i] != 0.0f)
+            return weights[i];
+    return 0.0f;
+}
+
+} // namespace
+
+WeightGradients buildWeightGradients(std::span<const glm::vec3> positions, std::span<const uint32_t> indices,
+                                     std::span<const uint16_t> joints, std::span<const float> weights, int perVertex)
+{
+    const size_t n = positions.size();
+    const size_t k = size_t(perVertex);
+    assert(joints.size() == n * k && weights.size() == n * k);
+    const size_t triangles = indices.size() / 3;
+
+    // Vertex -> triangles adjacency (CSR).
+    std::vector<uint32_t> adjOffsets(n + 1, 0);
+    for (size_t i = 0; i < triangles * 3; ++i)
+        ++adjOffsets[indices[i] + 1];
+    for (size_t v = 0; v < n; ++v)
+        adjOffsets[v + 1] += adjOffsets[v];
+    std::vector<uint32_t> adj(adjOffsets[n]);
+    {
+        std::vector<uint32_t> fill(adjOffsets.begin(), adjOffsets.end() - 1);
+        for (size_t t = 0; t < triangles; ++t)
+            for (int c = 0; c < 3; ++c)
+                adj[fill[indices[3 * t + size_t(c)]]++] = uint32_t(t);
+    }
+
+    // Per-triangle area (doubled) and the three (n̂ × e_i) / 2a vectors, i.e. the gradients of the hat functions.
+    struct TriangleBasis {
+        glm::vec3 g[3];
+        float area = 0.0f;
+    };
+    std::vector<TriangleBasis> basis(triangles);
+    for (size_t t = 0; t < triangles; ++t) {
+        const glm::vec3& p0 = positions[indices[3 * t]];
+        const glm::vec3& p1 = positions[indices[3 * t + 1]];
+        const glm::vec3& p2 = positions[indices[3 * t + 2]];
+        const glm::vec3 c = glm::cross(p1 - p0, p2 - p0);
+        const float twoA = glm::length(c);
+        if (!(twoA > 0.0f) || !std::isfinite(twoA))
+            continue; // degenerate: contributes nothing
+        const glm::vec3 nh = c / twoA;
+        basis[t].area = 0.5f * twoA;
+        basis[t].g[0] = glm::cross(nh, p2 - p1) / twoA;
+        basis[t].g[1] = glm::cross(nh, p0 - p2) / twoA;
+        basis[t].g[2] = glm::cross(nh, p1 - p0) / twoA;
+    }
+
+    WeightGradients out;
+    out.offsets.assign(n + 1, 0);
+    out.joints.reserve(n * k);
+    out.gradients.reserve(n * k);
+    std::vector<uint16_t> localJoints;
+    std::vector<glm::vec3> localSums;
+    for (size_t v = 0; v < n; ++v) {
+        localJoints.clear();
+        localSums.clear();
+        float areaSum = 0.0f;
+        for (uint32_t a = adjOffsets[v]; a < adjOffsets[v + 1]; ++a) {
+            const uint32_t t = adj[a];
+            const TriangleBasis& b = basis[t];
+            if (b.area == 0.0f)
+                continue;
+            areaSum += b.area;
+            const uint32_t tv[3] = {indices[3 * t], indices[3 * t + 1], indices[3 * t + 2]};
+            // Every joint with a weight at any corner of this triangle.
+            for (int c = 0; c < 3; ++c) {
+                for (size_t i = 0; i < k; ++i) {
+                    const uint16_t jnt = joints[tv[c] * k + i];
+                    if (weights[tv[c] * k + i] == 0.0f)
+                        continue;
+                    if (std::find(localJoints.begin(), localJoints.end(), jnt) != localJoints.end())
+                        continue;
+                    localJoints.push_back(jnt);
+                    localSums.push_back(glm::vec3(0.0f));
+                }
+            }
+            for (size_t q = 0; q < localJoints.size(); ++q) {
+                glm::vec3 g(0.0f);
+                for (int c = 0; c < 3; ++c)
+                    g += weightOf(&joints[tv[c] * k], &weights[tv[c] * k], k, localJoints[q]) * b.g[c];
+                localSums[q] += b.area * g;
+            }
+        }
+        if (areaSum > 0.0f) {
+            for (size_t q = 0; q < localJoints.size(); ++q) {
+                const glm::vec3 g = localSums[q] / areaSum;
+                if (g == glm::vec3(0.0f) || !std::isfinite(g.x + g.y + g.z))
+                    continue;
+                out.joints.push_back(localJoints[q]);
+                out.gradients.push_back(g);
+            }
+        }
+        out.offsets[v + 1] = uint32_t(out.joints.size());
+    }
+    return out;
+}
+
+} // namespace rig

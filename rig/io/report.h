@@ -1,0 +1,28 @@
+// The `rigscope report` JSON (schema in the README). Qt-free; streams to any std::ostream.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "rig/analysis/audit.h"
+#include "rig/deform/deform.h"
+#include "rig/model/model.h"
+#include "rig/model/pose.h"
+
+namespace rig {
+
+struct ReportOptions {
+    bool perVertex = false;
+    std::string device = "cpu"; ///< "cpu" or "gpu"
+    std::string backend;        ///< GPU backend name when device is "gpu"
+};
+
+/// Writes the report. Non-finite numbers and undefined directions are written as null, never NaN.
+void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtime, const Pose& pose,
+                     const DeformSettings& settings, const Evaluation& eval, const Audit& audit,
+                     const ReportOptions& options);
+
+/// Writes a JSON string literal with escapes (exposed for tests).
+void writeJsonString(std::ostream& out, std::string_view s);
+
+} // namespace rig
