@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "gpu_cli.h"
-#include "pose_file.h"
+#include "rig/io/pose_file.h"
 #include "rig/analysis/audit.h"
 #include "rig/deform/deform.h"
 #include "rig/io/import.h"
@@ -172,7 +172,7 @@ int runReport(int argc, char** argv)
 
     rig::Pose poseData;
     if (p.isSet(pose)) {
-        auto pr = readPoseFile(p.value(pose));
+        auto pr = rig::readPoseFile(p.value(pose).toStdString());
         if (!pr)
             return failWith(pr.error());
         poseData = std::move(pr.value());

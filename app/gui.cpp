@@ -11,7 +11,7 @@
 
 #include "document.h"
 #include "main_window.h"
-#include "pose_file.h"
+#include "rig/io/pose_file.h"
 #include "rig/model/samples.h"
 #include "viewer/viewport.h"
 
@@ -181,7 +181,7 @@ int runGui(int argc, char** argv)
     rig::Pose poseData;
     bool hasPose = false;
     if (p.isSet(pose)) {
-        auto pr = readPoseFile(p.value(pose));
+        auto pr = rig::readPoseFile(p.value(pose).toStdString());
         if (!pr)
             return failWith(QString::fromStdString(pr.error()));
         poseData = std::move(pr.value());

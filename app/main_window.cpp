@@ -24,7 +24,7 @@
 #include <assimp/version.h>
 
 #include "document.h"
-#include "pose_file.h"
+#include "rig/io/pose_file.h"
 #include "panels/audit_panel.h"
 #include "panels/methods_panel.h"
 #include "panels/vertex_panel.h"
@@ -337,7 +337,7 @@ void MainWindow::loadPoseDialog()
 
 bool MainWindow::applyPoseFile(const QString& path, QString* error)
 {
-    auto pose = readPoseFile(path);
+    auto pose = rig::readPoseFile(path.toStdString());
     if (!pose) {
         if (error)
             *error = QString::fromStdString(pose.error());

@@ -6,307 +6,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <ostream>
-#include <streambuf>
+#include <sstream>
 #include <vector>
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 
 namespace hostile {
 
 namespace {
-
-// -----------------------------------------------------------------------------------------------------------------
-// A streaming JSON checker: RFC 8259 grammar, UTF-8 strings without raw control characters, finite numbers only.
-// Keeps no copy of the text (only the container stack and the current number), so it also checks huge reports.
-
-class JsonChecker {
-public:
-    void feed(const char* p, size_t n)
-    {
-        for (size_t i = 0; i < n && m_problem.empty(); ++i, ++m_offset)
-            step(static_cast<unsigned char>(p[i]));
-    }
-
-    std::string finish()
-    {
-        if (m_problem.empty()) {
-            if (m_state == State::Number)
-                endNumber();
-            else if (m_state == State::Literal)
-                fail("literal cut short");
-            else if (m_state == State::String || m_state == State::Escape || m_state == State::Unicode)
-                fail("unterminated string");
-        }
-        if (m_problem.empty() && (!m_stack.empty() || m_state != State::AfterValue || !m_sawValue))
-            fail("unexpected end of text");
-        return m_problem;
-    }
-
-private:
-    enum class State : uint8_t { Value, ValueOrClose, Key, KeyOrClose, Colon, AfterValue, String, Escape, Unicode, Number, Literal };
-
-    void fail(const std::string& what)
-    {
-        if (m_problem.empty())
-            m_problem = "JSON at byte " + std::to_string(m_offset) + ": " + what;
-    }
-
-    static bool isSpace(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-    void valueDone()
-    {
-        m_state = State::AfterValue;
-        if (m_stack.empty())
-            m_sawValue = true;
-    }
-
-    void endNumber()
-    {
-        // Grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
-        const std::string& s = m_number;
-        size_t i = 0;
-        auto digits = [&] {
-            const size_t b = i;
-            while (i < s.size() && s[i] >= '0' && s[i] <= '9')
-                ++i;
-            return i - b;
-        };
-        if (i < s.size() && s[i] == '-')
-            ++i;
-        const size_t intStart = i;
-        const size_t intDigits = digits();
-        bool ok = intDigits > 0 && !(intDigits > 1 && s[intStart] == '0');
-        if (ok && i < s.size() && s[i] == '.') {
-            ++i;
-            ok = digits() > 0;
-        }
-        if (ok && i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-            ++i;
-            if (i < s.size() && (s[i] == '+' || s[i] == '-'))
-                ++i;
-            ok = digits() > 0;
-        }
-        if (!ok || i != s.size()) {
-            fail("malformed number '" + s + "'");
-            return;
-        }
-        if (!std::isfinite(std::strtod(s.c_str(), nullptr)))
-            fail("number out of range '" + s + "'");
-        m_number.clear();
-        valueDone();
-    }
-
-    void startValue(unsigned char c)
-    {
-        if (c == '{') {
-            m_stack.push_back('{');
-            m_state = State::KeyOrClose;
-        } else if (c == '[') {
-            m_stack.push_back('[');
-            m_state = State::ValueOrClose;
-        } else if (c == '"') {
-            m_inKey = false;
-            m_state = State::String;
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            m_number.assign(1, char(c));
-            m_state = State::Number;
-        } else if (c == 't' || c == 'f' || c == 'n') {
-            m_literal = c == 't' ? "true" : c == 'f' ? "false" : "null";
-            m_literalPos = 1;
-            m_state = State::Literal;
-        } else {
-            // NaN, Infinity, inf, nan and any other bare word land here.
-            fail(std::string("unexpected character '") + char(c) + "' where a value belongs");
-        }
-    }
-
-    void close(unsigned char c)
-    {
-        const char want = c == '}' ? '{' : '[';
-        if (m_stack.empty() || m_stack.back() != want) {
-            fail(std::string("unbalanced '") + char(c) + "'");
-            return;
-        }
-        m_stack.pop_back();
-        valueDone();
-    }
-
-    void stringByte(unsigned char c)
-    {
-        if (m_utf8Left > 0) {
-            if ((c & 0xC0) != 0x80) {
-                fail("invalid UTF-8 in a string");
-                return;
-            }
-            m_utf8Code = (m_utf8Code << 6) | (c & 0x3F);
-            if (--m_utf8Left == 0) {
-                const bool overlong = (m_utf8Len == 2 && m_utf8Code < 0x80) || (m_utf8Len == 3 && m_utf8Code < 0x800) ||
-                                      (m_utf8Len == 4 && m_utf8Code < 0x10000);
-                if (overlong || m_utf8Code > 0x10FFFF || (m_utf8Code >= 0xD800 && m_utf8Code <= 0xDFFF))
-                    fail("invalid UTF-8 in a string");
-            }
-            return;
-        }
-        if (c == '"') {
-            if (m_inKey) {
-                m_state = State::Colon;
-            } else {
-                valueDone();
-            }
-            return;
-        }
-        if (c == '\\') {
-            m_state = State::Escape;
-            return;
-        }
-        if (c < 0x20) {
-            fail("raw control character in a string");
-            return;
-        }
-        if (c < 0x80)
-            return;
-        if ((c & 0xE0) == 0xC0) {
-            m_utf8Left = 1, m_utf8Code = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            m_utf8Left = 2, m_utf8Code = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            m_utf8Left = 3, m_utf8Code = c & 0x07;
-        } else {
-            fail("invalid UTF-8 in a string");
-            return;
-        }
-        m_utf8Len = m_utf8Left + 1;
-    }
-
-    void step(unsigned char c)
-    {
-        switch (m_state) {
-        case State::String:
-            stringByte(c);
-            return;
-        case State::Escape:
-            if (c == 'u') {
-                m_state = State::Unicode;
-                m_hexLeft = 4;
-            } else if (std::strchr("\"\\/bfnrt", c) && c != 0) {
-                m_state = State::String;
-            } else {
-                fail("bad escape");
-            }
-            return;
-        case State::Unicode:
-            if (!std::isxdigit(c)) {
-                fail("bad \\u escape");
-                return;
-            }
-            if (--m_hexLeft == 0)
-                m_state = State::String;
-            return;
-        case State::Number:
-            if ((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-                if (m_number.size() > 64)
-                    fail("number too long");
-                m_number.push_back(char(c));
-                return;
-            }
-            endNumber();
-            if (!m_problem.empty())
-                return;
-            break; // the delimiter is handled as AfterValue below
-        case State::Literal:
-            if (m_literal[m_literalPos] != char(c)) {
-                fail("bad literal (expected '" + std::string(m_literal) + "')");
-                return;
-            }
-            if (m_literal[++m_literalPos] == '\0')
-                valueDone();
-            return;
-        default:
-            break;
-        }
-
-        if (isSpace(c))
-            return;
-        switch (m_state) {
-        case State::Value:
-            startValue(c);
-            break;
-        case State::ValueOrClose:
-            if (c == ']')
-                close(c);
-            else
-                startValue(c);
-            break;
-        case State::Key:
-        case State::KeyOrClose:
-            if (c == '"') {
-                m_inKey = true;
-                m_state = State::String;
-            } else if (c == '}' && m_state == State::KeyOrClose) {
-                close(c);
-            } else {
-                fail("expected a key");
-            }
-            break;
-        case State::Colon:
-            if (c == ':')
-                m_state = State::Value;
-            else
-                fail("expected ':'");
-            break;
-        case State::AfterValue:
-            if (m_stack.empty()) {
-                fail("text after the top-level value");
-            } else if (c == ',') {
-                m_state = m_stack.back() == '{' ? State::Key : State::Value;
-            } else if (c == '}' || c == ']') {
-                close(c);
-            } else {
-                fail(std::string("unexpected '") + char(c) + "' after a value");
-            }
-            break;
-        default:
-            fail("internal state");
-        }
-    }
-
-    State m_state = State::Value;
-    std::vector<char> m_stack;
-    std::string m_number;
-    const char* m_literal = "";
-    size_t m_literalPos = 0;
-    bool m_inKey = false;
-    bool m_sawValue = false;
-    int m_hexLeft = 0;
-    int m_utf8Left = 0;
-    int m_utf8Len = 0;
-    uint32_t m_utf8Code = 0;
-    size_t m_offset = 0;
-    std::string m_problem;
-};
-
-/// A std::streambuf that keeps nothing: it feeds a JsonChecker and counts bytes.
-class CheckingBuf : public std::streambuf {
-public:
-    size_t bytes = 0;
-    JsonChecker checker;
-
-protected:
-    int_type overflow(int_type ch) override
-    {
-        if (traits_type::eq_int_type(ch, traits_type::eof()))
-            return traits_type::not_eof(ch);
-        const char c = traits_type::to_char_type(ch);
-        checker.feed(&c, 1);
-        ++bytes;
-        return ch;
-    }
-    std::streamsize xsputn(const char* s, std::streamsize n) override
-    {
-        checker.feed(s, size_t(n));
-        bytes += size_t(n);
-        return n;
-    }
-};
 
 // -----------------------------------------------------------------------------------------------------------------
 // Checks of the derived data
@@ -454,12 +163,12 @@ ReportCheck checkReport(const rig::Rig& rig, const rig::RigRuntime& runtime, con
                         const rig::DeformSettings& settings, const rig::Evaluation& eval, const rig::Audit& audit,
                         const rig::ReportOptions& options)
 {
-    CheckingBuf buf;
-    std::ostream out(&buf);
+    std::ostringstream out;
     rig::writeReportJson(out, rig, runtime, pose, settings, eval, audit, options);
+    const std::string text = out.str();
     ReportCheck check;
-    check.bytes = buf.bytes;
-    check.problem = out.good() ? buf.checker.finish() : std::string("the stream failed");
+    check.bytes = text.size();
+    check.problem = out.good() ? jsonProblem(text) : std::string("the stream failed");
     return check;
 }
 
@@ -488,9 +197,17 @@ std::string evaluationProblem(const rig::Rig& rig, const rig::Evaluation& eval)
 
 std::string jsonProblem(std::string_view json)
 {
-    JsonChecker checker;
-    checker.feed(json.data(), json.size());
-    return checker.finish();
+    // RapidJSON's reader (SAX, no document), strict: RFC 8259 grammar, valid UTF-8 (kParseValidateEncodingFlag), no
+    // NaN or Infinity tokens, numbers that fit a double, one value and nothing after it but whitespace.
+    if (const size_t nul = json.find('\0'); nul != std::string_view::npos)
+        return "offset " + std::to_string(nul) + ": NUL byte";
+    rapidjson::Reader reader;
+    rapidjson::BaseReaderHandler<> handler;
+    rapidjson::MemoryStream stream(json.data(), json.size());
+    constexpr unsigned flags = rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+    if (reader.Parse<flags>(stream, handler).IsError())
+        return "offset " + std::to_string(reader.GetErrorOffset()) + ": " + rapidjson::GetParseError_En(reader.GetParseErrorCode());
+    return {};
 }
 
 Outcome runFile(const uint8_t* data, size_t size, const std::string& formatHint, const std::string& displayName,

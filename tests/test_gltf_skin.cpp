@@ -29,6 +29,7 @@
 #include "rig/io/gltf_skin.h"
 #include "rig/io/import.h"
 #include "rig/io/json.h"
+#include "rig/io/json_write.h"
 
 namespace {
 
@@ -330,7 +331,7 @@ private slots:
         QCOMPARE(root.get("b").get("c").string(), std::string_view("d")); // duplicate keys: the first, as RapidJSON
         QCOMPARE(root.get("b").size(), size_t(2));
         QVERIFY(root.get("empty").isString() && root.get("empty").string().empty());
-        QVERIFY(std::signbit(root.get("n").number()));
+        QCOMPARE(root.get("n").number(), 0.0); // RapidJSON reads "-0" as the integer 0 ("-0.0" keeps its sign)
         QVERIFY(!a.get("x")); // lookups on the wrong type: missing, never a crash
         QVERIFY(!root[0]);
         QCOMPARE(a[0].string(), std::string_view());
@@ -353,6 +354,14 @@ private slots:
         QCOMPARE(a[2].string(), std::string_view("\xF0\x9F\x98\x80"));
         QCOMPARE(a[3].string(), std::string_view("x\0y", 3));
         QCOMPARE(a[4].string(), std::string_view("plain \xC3\xA9"));
+        // RapidJSON decodes a lone low surrogate escape to its three bytes, which are not UTF-8: every writer of
+        // RigScope passes text from files through rig::json::validUtf8 (U+FFFD) before it is output.
+        auto lone = rig::json::parse("\"\\udc00\"");
+        QVERIFY(lone.ok());
+        QCOMPARE(lone->root().string(), std::string_view("\xED\xB0\x80"));
+        QCOMPARE(rig::json::validUtf8(lone->root().string()), std::string("\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"));
+        // "-0.0" is a double and keeps its sign.
+        QVERIFY(std::signbit(rig::json::parse("-0.0")->root().number()));
     }
 
     void jsonNumbers()
@@ -362,7 +371,7 @@ private slots:
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().c_str());
         const rig::json::Value a = r->root();
         QCOMPARE(a[0].number(), 0.0);
-        QVERIFY(std::signbit(a[1].number()));
+        QCOMPARE(a[1].number(), 0.0); // "-0": the integer 0 in RapidJSON
         QCOMPARE(a[2].number(), 1500.0);
         QCOMPARE(a[3].number(), 0.01);
         QCOMPARE(a[4].number(), -12.25);
@@ -386,42 +395,44 @@ private slots:
         QTest::addColumn<QByteArray>("input");
         QTest::addColumn<QString>("error");
         auto row = [](const char* name, QByteArray in, const char* error) { QTest::newRow(name) << in << QString(error); };
-        row("empty", "", "offset 0: unexpected end of input (expected a value)");
-        row("blank", "   ", "offset 3: unexpected end of input (expected a value)");
-        row("open-object", "{", "offset 1: unexpected end of input (expected a string key)");
-        row("open-array", "[", "offset 1: unexpected end of input (expected a value)");
-        row("unclosed-object", "{\"a\":1", "offset 6: unexpected end of input (unclosed object)");
-        row("trailing-comma-array", "[1,]", "offset 3: unexpected character ']' (expected a value)");
-        row("trailing-comma-object", "{\"a\":1,}", "offset 7: unexpected character '}' (expected a string key)");
-        row("missing-comma", "[1 2]", "offset 3: unexpected character '2' (expected ',' or ']')");
-        row("missing-colon", "{\"a\" 1}", "offset 5: unexpected character '1' (expected ':')");
-        row("unquoted-key", "{a:1}", "offset 1: unexpected character 'a' (expected a string key)");
-        row("leading-zero", "01", "offset 1: leading zeros are not allowed");
-        row("dot-end", "1.", "offset 2: unexpected end of input (expected a digit after '.')");
-        row("dot-start", ".5", "offset 0: unexpected character '.' (expected a value)");
-        row("minus", "-", "offset 1: unexpected end of input (expected a digit)");
-        row("exponent", "1e", "offset 2: unexpected end of input (expected a digit in the exponent)");
-        row("plus", "+1", "offset 0: unexpected character '+' (expected a value)");
-        row("huge", "[1e400]", "offset 1: number out of range: 1e400");
-        row("nan", "NaN", "offset 0: unexpected character 'N' (expected a value)");
-        row("infinity", "-Infinity", "offset 1: unexpected character 'I' (expected a digit)");
-        row("single-quotes", "'a'", "offset 0: unexpected character ''' (expected a value)");
-        row("bad-escape", "\"\\x\"", "offset 2: unexpected character 'x' (invalid escape)");
-        row("short-unicode", "\"\\u12\"", "offset 5: unexpected character '\"' (expected a hex digit in a \\u escape)");
-        row("lone-high", "\"\\ud800\"", "offset 7: high surrogate not followed by a \\u low surrogate");
-        row("high-then-other", "\"\\ud800\\u0041\"", "offset 7: high surrogate not followed by a low surrogate");
-        row("lone-low", "\"\\udc00\"", "offset 1: unpaired low surrogate in a \\u escape");
-        row("control", QByteArray("\"a\x01\"", 4), "offset 2: control character in a string (must be escaped)");
-        row("raw-newline", "\"a\nb\"", "offset 2: control character in a string (must be escaped)");
-        row("unterminated", "\"abc", "offset 4: unexpected end of input (unterminated string starting at offset 0)");
-        row("tru", "tru", "offset 3: unexpected end of input (in literal 'true' at offset 0)");
-        row("trUe", "trUe", "offset 2: unexpected character 'U' (in literal 'true' at offset 0)");
-        row("nul", "[nul]", "offset 4: unexpected character ']' (in literal 'null' at offset 1)");
-        row("two-values", "1 2", "offset 2: unexpected character '2' after the JSON value");
-        row("comment", "[1]//c", "offset 3: unexpected character '/' after the JSON value");
-        row("nul-in-array", QByteArray("[\"a\"\0]", 6), "offset 4: unexpected byte 0x00 (expected ',' or ']')");
-        row("high-byte", "\xff", "offset 0: unexpected byte 0xff (expected a value)");
-        row("key-not-string", "{1:2}", "offset 1: unexpected character '1' (expected a string key)");
+        // RapidJSON's reasons; the offsets are bytes of the input (a byte order mark counts).
+        row("empty", "", "offset 0: The document is empty.");
+        row("blank", "   ", "offset 3: The document is empty.");
+        row("bom-then-nothing", "\xEF\xBB\xBF ", "offset 4: The document is empty.");
+        row("open-object", "{", "offset 1: Missing a name for object member.");
+        row("open-array", "[", "offset 1: Invalid value.");
+        row("unclosed-object", "{\"a\":1", "offset 6: Missing a comma or '}' after an object member.");
+        row("trailing-comma-array", "[1,]", "offset 3: Invalid value.");
+        row("trailing-comma-object", "{\"a\":1,}", "offset 7: Missing a name for object member.");
+        row("missing-comma", "[1 2]", "offset 3: Missing a comma or ']' after an array element.");
+        row("missing-colon", "{\"a\" 1}", "offset 5: Missing a colon after a name of object member.");
+        row("unquoted-key", "{a:1}", "offset 1: Missing a name for object member.");
+        row("leading-zero", "01", "offset 1: unexpected content after the JSON value");
+        row("dot-end", "1.", "offset 2: Miss fraction part in number.");
+        row("dot-start", ".5", "offset 0: Invalid value.");
+        row("minus", "-", "offset 1: Invalid value.");
+        row("exponent", "1e", "offset 2: Miss exponent in number.");
+        row("plus", "+1", "offset 0: Invalid value.");
+        row("huge", "[1e400]", "offset 1: Number too big to be stored in double.");
+        row("nan", "NaN", "offset 0: Invalid value.");
+        row("infinity", "-Infinity", "offset 1: Invalid value.");
+        row("single-quotes", "'a'", "offset 0: Invalid value.");
+        row("bad-escape", "\"\\x\"", "offset 1: Invalid escape character in string.");
+        row("short-unicode", "\"\\u12\"", "offset 1: Incorrect hex digit after \\u escape in string.");
+        row("lone-high", "\"\\ud800\"", "offset 1: The surrogate pair in string is invalid.");
+        row("high-then-other", "\"\\ud800\\u0041\"", "offset 1: The surrogate pair in string is invalid.");
+        row("control", QByteArray("\"a\x01\"", 4), "offset 2: Invalid escape character in string.");
+        row("raw-newline", "\"a\nb\"", "offset 2: Invalid escape character in string.");
+        row("invalid-utf8", "[\"caf\xe9\"]", "offset 5: Invalid encoding in string.");
+        row("unterminated", "\"abc", "offset 4: Missing a closing quotation mark in string.");
+        row("tru", "tru", "offset 3: Invalid value.");
+        row("trUe", "trUe", "offset 2: Invalid value.");
+        row("nul", "[nul]", "offset 4: Invalid value.");
+        row("two-values", "1 2", "offset 2: unexpected content after the JSON value");
+        row("comment", "[1]//c", "offset 3: unexpected content after the JSON value");
+        row("nul-in-array", QByteArray("[\"a\"\0]", 6), "offset 4: Missing a comma or ']' after an array element.");
+        row("high-byte", "\xff", "offset 0: Invalid value.");
+        row("key-not-string", "{1:2}", "offset 1: Missing a name for object member.");
     }
 
     void jsonInvalid()
@@ -479,7 +490,7 @@ private slots:
         small = {};
         small.maxBytes = 5;
         QVERIFY(rig::json::parse("[1,2]", small).ok());
-        QCOMPARE(rig::json::parse("[1, 2]", small).error(), std::string("offset 0: input of 6 bytes is over the limit of 5"));
+        QCOMPARE(rig::json::parse("[1, 2]", small).error(), std::string("offset 0: the document is larger than 5 bytes"));
     }
 
     void jsonMutationsNeverCrash()
@@ -1105,7 +1116,7 @@ private slots:
         QByteArray notBase64 = gltf;
         notBase64.replace(";base64,", ";utf8,");
         QTest::newRow("data URI not base64") << notBase64 << "data URI is not base64";
-        QTest::newRow("not JSON") << QByteArray("gltf? no") << "JSON: offset 0: unexpected character 'g' (expected a value)";
+        QTest::newRow("not JSON") << QByteArray("gltf? no") << "JSON: offset 0: Invalid value.";
         QTest::newRow("JSON array root") << QByteArray("[1]") << "the JSON root is not an object";
 
         const QByteArray glb = g.glb();

@@ -1,7 +1,7 @@
 // Posing: Euler order, edit composition, clip sampling (step, linear, cubic) and the pose file.
 #include "testutil.h"
 
-#include "app/pose_file.h"
+#include "rig/io/pose_file.h"
 #include "rig/model/pose.h"
 
 using namespace rig;
@@ -45,6 +45,7 @@ private slots:
     void poseFileParses();
     void poseFileErrors_data();
     void poseFileErrors();
+    void writtenPoseReadsBackEqual();
 };
 
 void TestPose::eulerOrderIsXThenYThenZ()
@@ -166,7 +167,7 @@ void TestPose::poseFileParses()
 {
     const QByteArray json = R"({"joints": {"lift": {"rotate": [10, 20, 30], "translate": [0, 1, 0], "scale": [1, 2, 1]}},
                                 "morphs": {"swirl": 0.5}, "clip": 2, "time": 1.25})";
-    auto p = app::parsePose(json, QStringLiteral("pose.json"));
+    auto p = rig::parsePose(json.toStdString(), "pose.json");
     QVERIFY(p.ok());
     const JointEdit& e = p->joints.at("lift");
     QCOMPARE(e.rotateDeg, glm::vec3(10, 20, 30));
@@ -196,12 +197,40 @@ void TestPose::poseFileErrors()
 {
     QFETCH(QByteArray, json);
     QFETCH(QString, mentions);
-    auto p = app::parsePose(json, QStringLiteral("bad.json"));
+    auto p = rig::parsePose(json.toStdString(), "bad.json");
     QVERIFY(!p.ok());
     const QString msg = QString::fromStdString(p.error());
     QVERIFY2(msg.startsWith(QLatin1String("bad.json: ")), qPrintable(msg));
     QVERIFY2(msg.contains(mentions), qPrintable(msg));
     QVERIFY(!msg.contains('\n'));
+}
+
+void TestPose::writtenPoseReadsBackEqual()
+{
+    // Every kind of value, including floats with no short decimal form, a clip by name, and a name with a quote.
+    Pose pose;
+    pose.joints["lift"].rotateDeg = glm::vec3(0.1f, -33.333333f, 1e-7f);
+    pose.joints["lift"].translate = glm::vec3(0.0f, 0.25f, -3.0f);
+    pose.joints["a \"quoted\" joint"].scale = glm::vec3(1.0f, 2.5f, 0.3f);
+    pose.joints["untouched"] = JointEdit{}; // identity: left out of the file
+    pose.morphs["swirl"] = 0.7f;
+    pose.morphs["towel_twist"] = -1.0f;
+    pose.clip = "wave";
+    pose.time = 1.0 / 3.0;
+    const std::string text = writePoseJson(pose);
+    QVERIFY2(text.find("untouched") == std::string::npos, text.c_str());
+    auto back = parsePose(text, "saved.json");
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().c_str());
+    QCOMPARE(back->joints.size(), size_t(2));
+    QCOMPARE(back->joints.at("lift").rotateDeg, pose.joints["lift"].rotateDeg); // bit-exact floats
+    QCOMPARE(back->joints.at("lift").translate, pose.joints["lift"].translate);
+    QCOMPARE(back->joints.at("lift").scale, glm::vec3(1.0f));
+    QCOMPARE(back->joints.at("a \"quoted\" joint").scale, glm::vec3(1.0f, 2.5f, 0.3f));
+    QCOMPARE(back->morphs, pose.morphs);
+    QCOMPARE(back->clip, std::string("wave"));
+    QCOMPARE(back->time, 1.0 / 3.0);
+    // The rest pose is an empty object.
+    QCOMPARE(writePoseJson(Pose{}), std::string("{}\n"));
 }
 
 QTEST_GUILESS_MAIN(TestPose)

@@ -1,517 +1,293 @@
-// The JSON reader of json.h: one pass, iterative, every byte checked before it is read.
 #include "rig/io/json.h"
+#include "rig/io/json_write.h"
 
-#include <algorithm>
-#include <charconv>
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
 #include <cmath>
-#include <limits>
+#include <cstdlib>
 #include <new>
-#include <stdexcept>
 
 namespace rig::json {
 
-// ---------------------------------------------------------------------------------------------------------------
-// Value
+namespace detail {
 
-Type Value::type() const { return m_doc ? m_doc->m_nodes[m_index].type : Type::Null; }
+struct ThrowingAllocator {
+    static const bool kNeedFree = true;
+    void* Malloc(size_t size)
+    {
+        if (size == 0)
+            return nullptr;
+        if (void* p = std::malloc(size))
+            return p;
+        throw std::bad_alloc();
+    }
+    void* Realloc(void* original, size_t, size_t newSize)
+    {
+        if (newSize == 0) {
+            std::free(original);
+            return nullptr;
+        }
+        if (void* p = std::realloc(original, newSize))
+            return p;
+        throw std::bad_alloc();
+    }
+    static void Free(void* ptr) { std::free(ptr); }
+};
 
-bool Value::boolean(bool fallback) const { return isBool() ? m_doc->m_nodes[m_index].boolean : fallback; }
+} // namespace detail
 
-double Value::number(double fallback) const { return isNumber() ? m_doc->m_nodes[m_index].number : fallback; }
+namespace {
+
+using detail::RjDocument;
+
+constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag |
+                            rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseFullPrecisionFlag;
+
+/// Forwards SAX events to the document while counting values and nesting; stops the parse past a limit.
+class LimitedHandler {
+public:
+    LimitedHandler(RjDocument& doc, const ParseLimits& limits) : m_doc(doc), m_limits(limits) {}
+
+    bool Null() { return value() && m_doc.Null(); }
+    bool Bool(bool b) { return value() && m_doc.Bool(b); }
+    bool Int(int i) { return value() && m_doc.Int(i); }
+    bool Uint(unsigned u) { return value() && m_doc.Uint(u); }
+    bool Int64(int64_t i) { return value() && m_doc.Int64(i); }
+    bool Uint64(uint64_t u) { return value() && m_doc.Uint64(u); }
+    bool Double(double d) { return value() && m_doc.Double(d); }
+    bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) { return value() && m_doc.RawNumber(s, n, copy); }
+    bool String(const char* s, rapidjson::SizeType n, bool copy) { return value() && m_doc.String(s, n, copy); }
+    bool Key(const char* s, rapidjson::SizeType n, bool copy) { return value() && m_doc.Key(s, n, copy); }
+    bool StartObject() { return value() && deeper() && m_doc.StartObject(); }
+    bool EndObject(rapidjson::SizeType members)
+    {
+        --m_depth;
+        return m_doc.EndObject(members);
+    }
+    bool StartArray() { return value() && deeper() && m_doc.StartArray(); }
+    bool EndArray(rapidjson::SizeType elements)
+    {
+        --m_depth;
+        return m_doc.EndArray(elements);
+    }
+
+    size_t values() const { return m_values; }
+    /// Why the handler stopped the parse (empty: it did not).
+    const std::string& stopped() const { return m_stopped; }
+
+private:
+    bool value()
+    {
+        if (++m_values > m_limits.maxValues) {
+            m_stopped = "more than " + std::to_string(m_limits.maxValues) + " values";
+            return false;
+        }
+        return true;
+    }
+    bool deeper()
+    {
+        if (++m_depth > m_limits.maxDepth) {
+            m_stopped = "nesting deeper than " + std::to_string(m_limits.maxDepth) + " levels";
+            return false;
+        }
+        return true;
+    }
+
+    RjDocument& m_doc;
+    const ParseLimits& m_limits;
+    size_t m_values = 0;
+    size_t m_depth = 0;
+    std::string m_stopped;
+};
+
+bool isJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/// Length of the well-formed UTF-8 sequence at s[i] (lead byte >= 0x80), or 0 when it is not one.
+size_t utf8SequenceLength(std::string_view s, size_t i)
+{
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF; // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        lo = c == 0xE0 ? 0xA0 : 0x80;
+        hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        lo = c == 0xF0 ? 0x90 : 0x80;
+        hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 0;
+    }
+    if (i + len > s.size())
+        return 0;
+    for (size_t k = 1; k < len; ++k) {
+        const unsigned char b = static_cast<unsigned char>(s[i + k]);
+        if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF))
+            return 0;
+    }
+    return len;
+}
+
+} // namespace
+
+std::string validUtf8(std::string_view s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size();) {
+        if (static_cast<unsigned char>(s[i]) < 0x80) {
+            out.push_back(s[i++]);
+            continue;
+        }
+        const size_t len = utf8SequenceLength(s, i);
+        if (len == 0) {
+            out += "\xEF\xBF\xBD"; // U+FFFD
+            ++i;
+        } else {
+            out.append(s.data() + i, len);
+            i += len;
+        }
+    }
+    return out;
+}
+
+// ---- Value ------------------------------------------------------------------------------------------------------
+
+Type Value::type() const
+{
+    if (!m_v)
+        return Type::Null;
+    switch (m_v->GetType()) {
+    case rapidjson::kNullType: return Type::Null;
+    case rapidjson::kFalseType:
+    case rapidjson::kTrueType: return Type::Bool;
+    case rapidjson::kObjectType: return Type::Object;
+    case rapidjson::kArrayType: return Type::Array;
+    case rapidjson::kStringType: return Type::String;
+    case rapidjson::kNumberType: return Type::Number;
+    }
+    return Type::Null;
+}
+
+bool Value::boolean(bool fallback) const { return m_v && m_v->IsBool() ? m_v->GetBool() : fallback; }
+
+double Value::number(double fallback) const { return m_v && m_v->IsNumber() ? m_v->GetDouble() : fallback; }
 
 std::string_view Value::string() const
 {
-    if (!isString())
-        return {};
-    const Document::Node& n = m_doc->m_nodes[m_index];
-    return std::string_view(m_doc->m_strings).substr(n.first, n.count);
+    return m_v && m_v->IsString() ? std::string_view(m_v->GetString(), m_v->GetStringLength()) : std::string_view();
 }
 
 size_t Value::size() const
 {
-    if (!m_doc)
+    if (!m_v)
         return 0;
-    const Document::Node& n = m_doc->m_nodes[m_index];
-    return (n.type == Type::Array || n.type == Type::Object) ? n.count : 0;
+    if (m_v->IsArray())
+        return m_v->Size();
+    if (m_v->IsObject())
+        return m_v->MemberCount();
+    return 0;
 }
 
 Value Value::operator[](size_t i) const
 {
-    if (!isArray())
-        return {};
-    const Document::Node& n = m_doc->m_nodes[m_index];
-    if (i >= n.count)
-        return {};
-    return Value(m_doc, m_doc->m_links[size_t(n.first) + i]);
+    if (!m_v || !m_v->IsArray() || i >= m_v->Size())
+        return Value();
+    return Value(&(*m_v)[rapidjson::SizeType(i)]);
 }
 
 Value Value::get(std::string_view key) const
 {
-    if (!isObject())
-        return {};
-    const Document::Node& n = m_doc->m_nodes[m_index];
-    for (size_t i = 0; i < n.count; ++i) {
-        const Value k(m_doc, m_doc->m_links[size_t(n.first) + 2 * i]);
-        if (k.string() == key)
-            return Value(m_doc, m_doc->m_links[size_t(n.first) + 2 * i + 1]);
-    }
-    return {};
+    if (!m_v || !m_v->IsObject())
+        return Value();
+    for (auto it = m_v->MemberBegin(); it != m_v->MemberEnd(); ++it)
+        if (std::string_view(it->name.GetString(), it->name.GetStringLength()) == key)
+            return Value(&it->value);
+    return Value();
 }
 
 std::string_view Value::keyAt(size_t i) const
 {
-    if (!isObject() || i >= m_doc->m_nodes[m_index].count)
+    if (!m_v || !m_v->IsObject() || i >= m_v->MemberCount())
         return {};
-    return Value(m_doc, m_doc->m_links[size_t(m_doc->m_nodes[m_index].first) + 2 * i]).string();
+    const auto& name = (m_v->MemberBegin() + ptrdiff_t(i))->name;
+    return std::string_view(name.GetString(), name.GetStringLength());
 }
 
 Value Value::valueAt(size_t i) const
 {
-    if (!isObject() || i >= m_doc->m_nodes[m_index].count)
-        return {};
-    return Value(m_doc, m_doc->m_links[size_t(m_doc->m_nodes[m_index].first) + 2 * i + 1]);
+    if (!m_v || !m_v->IsObject() || i >= m_v->MemberCount())
+        return Value();
+    return Value(&(m_v->MemberBegin() + ptrdiff_t(i))->value);
 }
 
 bool Value::asIndex(uint64_t& out, uint64_t max) const
 {
-    if (!isNumber())
+    if (!m_v || !m_v->IsNumber())
         return false;
-    const double d = m_doc->m_nodes[m_index].number;
-    // 2^64 is exactly representable; anything below it converts without undefined behaviour.
-    if (!(d >= 0.0) || !(d < 18446744073709551616.0) || d != std::floor(d))
-        return false;
-    const uint64_t v = uint64_t(d);
+    uint64_t v = 0;
+    if (m_v->IsUint64()) {
+        v = m_v->GetUint64();
+    } else if (m_v->IsInt64()) {
+        return false; // negative
+    } else {
+        const double d = m_v->GetDouble();
+        if (!(d >= 0.0) || d > 18446744073709549568.0 || std::floor(d) != d)
+            return false;
+        v = uint64_t(d);
+    }
     if (v > max)
         return false;
     out = v;
     return true;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Parser
+// ---- Document -----------------------------------------------------------------------------------------------------
 
-class Parser {
-public:
-    Parser(std::string_view text, const ParseLimits& limits) : m_text(text), m_limits(limits) {}
+Document::Document() = default;
+Document::~Document() = default;
+Document::Document(Document&&) noexcept = default;
+Document& Document::operator=(Document&&) noexcept = default;
 
-    Result<Document> run()
-    {
-        try {
-            return parseDocument();
-        } catch (const std::bad_alloc&) {
-            return fail(at(m_pos) + "out of memory");
-        } catch (const std::length_error&) {
-            return fail(at(m_pos) + "out of memory");
-        }
-    }
-
-private:
-    struct Frame {
-        uint32_t node;
-        size_t pendingStart; ///< where this container's children start in m_pending
-        bool object;
-    };
-
-    static std::string at(size_t offset) { return "offset " + std::to_string(offset) + ": "; }
-    Error error(size_t offset, const std::string& reason) const { return fail(at(offset) + reason); }
-
-    bool atEnd() const { return m_pos >= m_text.size(); }
-    unsigned char peek() const { return static_cast<unsigned char>(m_text[m_pos]); }
-
-    void skipWhitespace()
-    {
-        while (!atEnd()) {
-            const char c = m_text[m_pos];
-            if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-                break;
-            ++m_pos;
-        }
-    }
-
-    /// Where the input ends for the parser: the first NUL byte outside a string ends it (Assimp parses in place).
-    std::string describe(size_t offset) const
-    {
-        if (offset >= m_text.size())
-            return "unexpected end of input";
-        const unsigned char c = static_cast<unsigned char>(m_text[offset]);
-        if (c >= 0x21 && c < 0x7f)
-            return std::string("unexpected character '") + char(c) + "'";
-        char hex[8];
-        static const char digits[] = "0123456789abcdef";
-        hex[0] = '0';
-        hex[1] = 'x';
-        hex[2] = digits[c >> 4];
-        hex[3] = digits[c & 15];
-        hex[4] = 0;
-        return std::string("unexpected byte ") + hex;
-    }
-
-    Result<uint32_t> newNode(Type type)
-    {
-        if (m_doc.m_nodes.size() >= m_limits.maxValues)
-            return error(m_pos, "more than " + std::to_string(m_limits.maxValues) + " values");
-        m_doc.m_nodes.push_back({});
-        m_doc.m_nodes.back().type = type;
-        return uint32_t(m_doc.m_nodes.size() - 1);
-    }
-
-    Result<Document> parseDocument()
-    {
-        const size_t maxBytes = std::min<size_t>(m_limits.maxBytes, std::numeric_limits<uint32_t>::max());
-        if (m_text.size() > maxBytes)
-            return error(0, "input of " + std::to_string(m_text.size()) + " bytes is over the limit of " +
-                                std::to_string(maxBytes));
-        if (m_text.size() >= 3 && m_text.compare(0, 3, "\xEF\xBB\xBF") == 0)
-            m_pos = 3;
-
-        // The main loop: parse a value; then, while containers are open, expect ',' or the closing bracket.
-        bool needValue = true;
-        while (true) {
-            if (needValue) {
-                auto v = parseValue();
-                if (!v.ok())
-                    return Error{v.error()};
-                if (v.value() == kOpened) { // a container was opened: its first element or its end follows
-                    skipWhitespace();
-                    const Frame& f = m_frames.back();
-                    if (!atEnd() && peek() == (f.object ? '}' : ']')) {
-                        ++m_pos;
-                        closeContainer();
-                    } else if (f.object) {
-                        if (auto r = parseKey(); !r.ok())
-                            return Error{r.error()};
-                        continue;
-                    } else {
-                        continue;
-                    }
-                } else if (!m_frames.empty()) {
-                    m_pending.push_back(v.value());
-                }
-            }
-            // A value is complete (or a container was just closed).
-            if (m_frames.empty())
-                break;
-            skipWhitespace();
-            const Frame& f = m_frames.back();
-            if (atEnd())
-                return error(m_pos, "unexpected end of input (unclosed " + std::string(f.object ? "object" : "array") + ")");
-            const char c = m_text[m_pos];
-            if (c == ',') {
-                ++m_pos;
-                if (f.object) {
-                    skipWhitespace();
-                    if (auto r = parseKey(); !r.ok())
-                        return Error{r.error()};
-                }
-                needValue = true;
-            } else if (c == (f.object ? '}' : ']')) {
-                ++m_pos;
-                closeContainer();
-                needValue = false;
-            } else {
-                return error(m_pos, describe(m_pos) + (f.object ? " (expected ',' or '}')" : " (expected ',' or ']')"));
-            }
-        }
-
-        skipWhitespace();
-        if (!atEnd() && m_text[m_pos] != '\0')
-            return error(m_pos, describe(m_pos) + " after the JSON value");
-        return std::move(m_doc);
-    }
-
-    /// Completes the innermost container: its children move to the link table.
-    void closeContainer()
-    {
-        const Frame f = m_frames.back();
-        m_frames.pop_back();
-        Document::Node& n = m_doc.m_nodes[f.node];
-        const size_t children = m_pending.size() - f.pendingStart;
-        n.first = uint32_t(m_doc.m_links.size());
-        n.count = uint32_t(f.object ? children / 2 : children);
-        m_doc.m_links.insert(m_doc.m_links.end(), m_pending.begin() + ptrdiff_t(f.pendingStart), m_pending.end());
-        m_pending.resize(f.pendingStart);
-        if (!m_frames.empty())
-            m_pending.push_back(f.node);
-    }
-
-    /// An object key and its ':' (the value follows).
-    Result<void> parseKey()
-    {
-        if (atEnd() || peek() != '"')
-            return error(m_pos, describe(m_pos) + " (expected a string key)");
-        auto k = parseString();
-        if (!k.ok())
-            return Error{k.error()};
-        m_pending.push_back(k.value());
-        skipWhitespace();
-        if (atEnd() || peek() != ':')
-            return error(m_pos, describe(m_pos) + " (expected ':')");
-        ++m_pos;
-        return {};
-    }
-
-    static constexpr uint32_t kOpened = std::numeric_limits<uint32_t>::max();
-
-    /// A scalar (returns its node) or the start of a container (pushes a frame, returns kOpened).
-    Result<uint32_t> parseValue()
-    {
-        skipWhitespace();
-        if (atEnd() || peek() == '\0')
-            return error(m_pos, "unexpected end of input (expected a value)");
-        const char c = m_text[m_pos];
-        switch (c) {
-        case '{':
-        case '[': {
-            if (m_frames.size() >= m_limits.maxDepth)
-                return error(m_pos, "nesting deeper than " + std::to_string(m_limits.maxDepth) + " levels");
-            auto n = newNode(c == '{' ? Type::Object : Type::Array);
-            if (!n.ok())
-                return n;
-            ++m_pos;
-            m_frames.push_back({n.value(), m_pending.size(), c == '{'});
-            return kOpened;
-        }
-        case '"':
-            return parseString();
-        case 't':
-            return parseLiteral("true", Type::Bool, true);
-        case 'f':
-            return parseLiteral("false", Type::Bool, false);
-        case 'n':
-            return parseLiteral("null", Type::Null, false);
-        default:
-            if (c == '-' || (c >= '0' && c <= '9'))
-                return parseNumber();
-            return error(m_pos, describe(m_pos) + " (expected a value)");
-        }
-    }
-
-    Result<uint32_t> parseLiteral(std::string_view word, Type type, bool value)
-    {
-        const size_t start = m_pos;
-        for (size_t i = 0; i < word.size(); ++i) {
-            if (m_pos + i >= m_text.size() || m_text[m_pos + i] != word[i])
-                return error(m_pos + i, describe(m_pos + i) + " (in literal '" + std::string(word) + "' at offset " +
-                                            std::to_string(start) + ")");
-        }
-        auto n = newNode(type);
-        if (!n.ok())
-            return n;
-        m_doc.m_nodes[n.value()].boolean = value;
-        m_pos += word.size();
-        return n;
-    }
-
-    static bool isDigit(char c) { return c >= '0' && c <= '9'; }
-
-    Result<uint32_t> parseNumber()
-    {
-        const size_t start = m_pos;
-        size_t p = m_pos;
-        const size_t end = m_text.size();
-        if (p < end && m_text[p] == '-')
-            ++p;
-        if (p >= end || !isDigit(m_text[p]))
-            return error(p, describe(p) + " (expected a digit)");
-        // Decimal magnitude estimate (for telling overflow from underflow): position of the first significant digit.
-        long long magnitude = 0;
-        bool significant = false;
-        if (m_text[p] == '0') {
-            ++p;
-            if (p < end && isDigit(m_text[p]))
-                return error(p, "leading zeros are not allowed");
-        } else {
-            while (p < end && isDigit(m_text[p])) {
-                if (!significant)
-                    significant = true;
-                else
-                    ++magnitude;
-                ++p;
-            }
-        }
-        if (p < end && m_text[p] == '.') {
-            ++p;
-            if (p >= end || !isDigit(m_text[p]))
-                return error(p, describe(p) + " (expected a digit after '.')");
-            long long position = 0;
-            while (p < end && isDigit(m_text[p])) {
-                --position;
-                if (!significant && m_text[p] != '0') {
-                    significant = true;
-                    magnitude = position;
-                }
-                ++p;
-            }
-        }
-        long long exponent = 0;
-        bool negativeExponent = false;
-        if (p < end && (m_text[p] == 'e' || m_text[p] == 'E')) {
-            ++p;
-            if (p < end && (m_text[p] == '+' || m_text[p] == '-'))
-                negativeExponent = m_text[p++] == '-';
-            if (p >= end || !isDigit(m_text[p]))
-                return error(p, describe(p) + " (expected a digit in the exponent)");
-            while (p < end && isDigit(m_text[p])) {
-                if (exponent < 1000000000)
-                    exponent = exponent * 10 + (m_text[p] - '0');
-                ++p;
-            }
-        }
-        double value = 0.0;
-        const char* first = m_text.data() + start;
-        const char* last = m_text.data() + p;
-        const std::from_chars_result r = std::from_chars(first, last, value);
-        if (r.ec == std::errc::result_out_of_range) {
-            const long long e = magnitude + (negativeExponent ? -exponent : exponent);
-            if (significant && e > 0)
-                return error(start, "number out of range: " + std::string(m_text.substr(start, std::min<size_t>(p - start, 40))));
-            value = m_text[start] == '-' ? -0.0 : 0.0; // underflow: as RapidJSON, the nearest value (zero)
-        } else if (r.ec != std::errc() || r.ptr != last) {
-            return error(start, "invalid number");
-        }
-        auto n = newNode(Type::Number);
-        if (!n.ok())
-            return n;
-        m_doc.m_nodes[n.value()].number = value;
-        m_pos = p;
-        return n;
-    }
-
-    static int hexValue(char c)
-    {
-        if (c >= '0' && c <= '9')
-            return c - '0';
-        if (c >= 'a' && c <= 'f')
-            return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-            return c - 'A' + 10;
-        return -1;
-    }
-
-    /// Four hex digits at p (p points past "\u").
-    Result<uint32_t> hex4(size_t p) const
-    {
-        uint32_t v = 0;
-        for (size_t i = 0; i < 4; ++i) {
-            if (p + i >= m_text.size())
-                return error(p + i, "unexpected end of input (in a \\u escape)");
-            const int h = hexValue(m_text[p + i]);
-            if (h < 0)
-                return error(p + i, describe(p + i) + " (expected a hex digit in a \\u escape)");
-            v = v * 16 + uint32_t(h);
-        }
-        return v;
-    }
-
-    static void appendUtf8(std::string& out, uint32_t cp)
-    {
-        if (cp < 0x80) {
-            out.push_back(char(cp));
-        } else if (cp < 0x800) {
-            out.push_back(char(0xC0 | (cp >> 6)));
-            out.push_back(char(0x80 | (cp & 0x3F)));
-        } else if (cp < 0x10000) {
-            out.push_back(char(0xE0 | (cp >> 12)));
-            out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-            out.push_back(char(0x80 | (cp & 0x3F)));
-        } else {
-            out.push_back(char(0xF0 | (cp >> 18)));
-            out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
-            out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-            out.push_back(char(0x80 | (cp & 0x3F)));
-        }
-    }
-
-    /// A string at m_pos (which holds the opening quote); appended to the pool.
-    Result<uint32_t> parseString()
-    {
-        const size_t start = m_pos;
-        size_t p = m_pos + 1;
-        std::string& pool = m_doc.m_strings;
-        const size_t offset = pool.size();
-        while (true) {
-            // Copy the run of plain characters in one go.
-            size_t q = p;
-            while (q < m_text.size()) {
-                const unsigned char c = static_cast<unsigned char>(m_text[q]);
-                if (c == '"' || c == '\\' || c < 0x20)
-                    break;
-                ++q;
-            }
-            pool.append(m_text.data() + p, q - p);
-            p = q;
-            if (p >= m_text.size())
-                return error(p, "unexpected end of input (unterminated string starting at offset " + std::to_string(start) + ")");
-            const unsigned char c = static_cast<unsigned char>(m_text[p]);
-            if (c == '"') {
-                ++p;
-                break;
-            }
-            if (c < 0x20)
-                return error(p, "control character in a string (must be escaped)");
-            // An escape.
-            if (p + 1 >= m_text.size())
-                return error(p + 1, "unexpected end of input (in an escape)");
-            const char e = m_text[p + 1];
-            switch (e) {
-            case '"': pool.push_back('"'); p += 2; break;
-            case '\\': pool.push_back('\\'); p += 2; break;
-            case '/': pool.push_back('/'); p += 2; break;
-            case 'b': pool.push_back('\b'); p += 2; break;
-            case 'f': pool.push_back('\f'); p += 2; break;
-            case 'n': pool.push_back('\n'); p += 2; break;
-            case 'r': pool.push_back('\r'); p += 2; break;
-            case 't': pool.push_back('\t'); p += 2; break;
-            case 'u': {
-                auto hi = hex4(p + 2);
-                if (!hi.ok())
-                    return hi;
-                uint32_t cp = hi.value();
-                if (cp >= 0xDC00 && cp <= 0xDFFF)
-                    return error(p, "unpaired low surrogate in a \\u escape");
-                p += 6;
-                if (cp >= 0xD800 && cp <= 0xDBFF) {
-                    if (p + 1 >= m_text.size() || m_text[p] != '\\' || m_text[p + 1] != 'u')
-                        return error(p, "high surrogate not followed by a \\u low surrogate");
-                    auto lo = hex4(p + 2);
-                    if (!lo.ok())
-                        return lo;
-                    if (lo.value() < 0xDC00 || lo.value() > 0xDFFF)
-                        return error(p, "high surrogate not followed by a low surrogate");
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo.value() - 0xDC00);
-                    p += 6;
-                }
-                appendUtf8(pool, cp);
-                break;
-            }
-            default:
-                return error(p + 1, describe(p + 1) + " (invalid escape)");
-            }
-        }
-        auto n = newNode(Type::String);
-        if (!n.ok())
-            return n;
-        m_doc.m_nodes[n.value()].first = uint32_t(offset);
-        m_doc.m_nodes[n.value()].count = uint32_t(pool.size() - offset);
-        m_pos = p;
-        return n;
-    }
-
-    std::string_view m_text;
-    const ParseLimits& m_limits;
-    size_t m_pos = 0;
-    Document m_doc;
-    std::vector<Frame> m_frames;
-    std::vector<uint32_t> m_pending; ///< children (objects: key, value, key, value...) of the open containers
-};
+Value Document::root() const { return m_doc ? Value(m_doc.get()) : Value(); }
 
 Result<Document> parse(std::string_view text, const ParseLimits& limits)
 {
+    if (text.size() > limits.maxBytes)
+        return fail("offset 0: the document is larger than " + std::to_string(limits.maxBytes) + " bytes");
+    size_t start = 0;
+    if (text.substr(0, 3) == "\xEF\xBB\xBF")
+        start = 3;
+    // A NUL byte ends the input (Assimp parses its copy of the file in place, NUL-terminated).
+    const size_t nul = text.find('\0', start);
+    const size_t end = nul == std::string_view::npos ? text.size() : nul;
     try {
-        Parser parser(text, limits);
-        return parser.run();
-    } catch (...) {
-        return fail("offset 0: out of memory");
+        Document result;
+        result.m_doc = std::make_unique<RjDocument>();
+        rapidjson::MemoryStream stream(text.data() + start, end - start);
+        rapidjson::GenericReader<rapidjson::UTF8<char>, rapidjson::UTF8<char>, detail::ThrowingAllocator> reader;
+        LimitedHandler handler(*result.m_doc, limits);
+        auto generate = [&](RjDocument&) { return !reader.Parse<kFlags>(stream, handler).IsError(); };
+        result.m_doc->Populate(generate);
+        if (reader.HasParseError()) {
+            const size_t at = start + reader.GetErrorOffset();
+            if (reader.GetParseErrorCode() == rapidjson::kParseErrorTermination && !handler.stopped().empty())
+                return fail("offset " + std::to_string(at) + ": " + handler.stopped());
+            return fail("offset " + std::to_string(at) + ": " + rapidjson::GetParseError_En(reader.GetParseErrorCode()));
+        }
+        for (size_t i = start + stream.Tell(); i < end; ++i)
+            if (!isJsonSpace(text[i]))
+                return fail("offset " + std::to_string(i) + ": unexpected content after the JSON value");
+        result.m_values = handler.values();
+        return result;
+    } catch (const std::bad_alloc&) {
+        return fail("offset 0: out of memory while parsing");
     }
 }
 

@@ -1,42 +1,50 @@
-// A minimal, robust JSON reader: what glTF needs and nothing more (Qt-free, no exceptions past its API).
+// JSON reading for glTF files and pose files: RapidJSON (the parser Assimp's own glTF importer uses) behind a small
+// view type whose lookups never assert or crash on a hostile document, with limits that turn one into an error.
 //
-// - RFC 8259 JSON: objects, arrays, numbers, strings (every escape, \u surrogate pairs to UTF-8), true/false/null.
-//   No comments, no trailing commas, no NaN/Infinity, no single quotes. A UTF-8 byte order mark is skipped; after the
-//   value only whitespace may follow (or a NUL byte, which ends the input as it does for Assimp's in-place parser).
-// - Iterative (no recursion): the depth limit is a limit, not a stack guard. Size, depth and value-count limits turn a
-//   hostile document into an error instead of gigabytes.
-// - Every failure is "offset N: reason" (N = byte offset in the input). Out of memory is reported the same way.
-// - The document is compact (one 24-byte node per value, strings in one pool) and immutable; Value is a cheap view
-//   into it that stays valid as long as the Document object itself is alive and not moved.
+// - RFC 8259 JSON, parsed iteratively (no recursion, whatever the nesting), strings validated as UTF-8: no comments, no
+//   trailing commas, no NaN/Infinity, no single quotes. A UTF-8 byte order mark is skipped; after the value only
+//   whitespace may follow (or a NUL byte, which ends the input as it does for Assimp's in-place parser).
+// - Size, depth and value-count limits: a document past one is refused, however it is shaped.
+// - Every failure is "offset N: reason" (N = byte offset in the input, the byte order mark included).
+// - Value is a cheap view into a Document; it stays valid while the Document lives (moving a Document keeps it).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include <rapidjson/fwd.h>
 
 #include "rig/model/result.h"
 
 namespace rig::json {
 
+namespace detail {
+/// RapidJSON's allocator, but an allocation that fails throws std::bad_alloc (parse() turns it into an error) instead
+/// of handing RapidJSON a null pointer.
+struct ThrowingAllocator;
+using RjValue = rapidjson::GenericValue<rapidjson::UTF8<char>, rapidjson::MemoryPoolAllocator<ThrowingAllocator>>;
+using RjDocument =
+    rapidjson::GenericDocument<rapidjson::UTF8<char>, rapidjson::MemoryPoolAllocator<ThrowingAllocator>, ThrowingAllocator>;
+} // namespace detail
+
 enum class Type : uint8_t { Null, Bool, Number, String, Array, Object };
 
 struct ParseLimits {
-    size_t maxBytes = size_t(1) << 30;  ///< input size (clamped to 4 GiB - 1: offsets are 32-bit)
+    size_t maxBytes = size_t(1) << 30;  ///< input size
     size_t maxDepth = 512;              ///< nesting of arrays and objects
     size_t maxValues = size_t(1) << 24; ///< values of every kind, object keys included
 };
 
-class Document;
-
-/// A view of one value of a Document. A default-constructed Value is "missing" (what lookups return when there is
-/// nothing there): it is falsy and every accessor returns its fallback.
+/// A view of one value. A default-constructed Value is "missing" (what lookups return when there is nothing there):
+/// it is falsy and every accessor returns its fallback.
 class Value {
 public:
     Value() = default;
 
-    bool exists() const { return m_doc != nullptr; }
+    bool exists() const { return m_v != nullptr; }
     explicit operator bool() const { return exists(); }
     Type type() const;
     bool isNull() const { return exists() && type() == Type::Null; }
@@ -55,7 +63,7 @@ public:
     size_t size() const;
     /// Array element i, or missing.
     Value operator[](size_t i) const;
-    /// The first member named `key` of an object (as RapidJSON's FindMember), or missing.
+    /// The first member named `key` of an object, or missing.
     Value get(std::string_view key) const;
     /// Member i of an object, in document order (key empty / value missing when out of range).
     std::string_view keyAt(size_t i) const;
@@ -66,36 +74,28 @@ public:
 
 private:
     friend class Document;
-    Value(const Document* doc, uint32_t index) : m_doc(doc), m_index(index) {}
-    const Document* m_doc = nullptr;
-    uint32_t m_index = 0;
+    explicit Value(const detail::RjValue* v) : m_v(v) {}
+    const detail::RjValue* m_v = nullptr;
 };
 
 class Document {
 public:
-    Document() = default;
-    Document(Document&&) = default;
-    Document& operator=(Document&&) = default;
+    Document();
+    ~Document();
+    Document(Document&&) noexcept;
+    Document& operator=(Document&&) noexcept;
     Document(const Document&) = delete;
     Document& operator=(const Document&) = delete;
 
     /// The root value (missing for a default-constructed document).
-    Value root() const { return m_nodes.empty() ? Value() : Value(this, 0); }
-    size_t valueCount() const { return m_nodes.size(); }
+    Value root() const;
+    /// Values parsed (object keys included).
+    size_t valueCount() const { return m_values; }
 
 private:
-    friend class Value;
-    friend class Parser;
-    struct Node {
-        double number = 0.0;
-        uint32_t first = 0; ///< strings: offset in m_strings; containers: offset in m_links
-        uint32_t count = 0; ///< strings: bytes; arrays: elements; objects: members (2 links each: key, value)
-        Type type = Type::Null;
-        bool boolean = false;
-    };
-    std::vector<Node> m_nodes;   ///< m_nodes[0] is the root
-    std::vector<uint32_t> m_links;
-    std::string m_strings;
+    friend Result<Document> parse(std::string_view, const ParseLimits&);
+    std::unique_ptr<detail::RjDocument> m_doc;
+    size_t m_values = 0;
 };
 
 /// Parses one JSON document. Never throws.

@@ -1,7 +1,8 @@
 #include "rig/io/report.h"
 
-#include <charconv>
 #include <cmath>
+
+#include "rig/io/json_write.h"
 
 #include "rig/model/math.h"
 
@@ -9,56 +10,32 @@ namespace rig {
 
 namespace {
 
-/// A minimal streaming JSON writer: commas are handled by the caller's structure (first-flags).
+/// The report's writer: RapidJSON's, streaming into the caller's std::ostream, with the few forms the report uses.
+/// Numbers are floats (shortest round-trip text, null when not finite) or integers; text from the file is made valid
+/// UTF-8 first.
 class Json {
 public:
-    explicit Json(std::ostream& out) : m_out(out) {}
+    explicit Json(std::ostream& out) : m_stream(out), m_w(m_stream) {}
 
-    void raw(std::string_view s) { m_out.write(s.data(), std::streamsize(s.size())); }
-    void key(std::string_view k)
+    void key(std::string_view k) { m_w.Key(k.data(), rapidjson::SizeType(k.size())); }
+    void beginObject() { m_w.StartObject(); }
+    void endObject() { m_w.EndObject(); }
+    void beginArray() { m_w.StartArray(); }
+    void endArray() { m_w.EndArray(); }
+    void null() { m_w.Null(); }
+    void boolean(bool b) { m_w.Bool(b); }
+    void string(std::string_view s) { json::writeText(m_w, s); }
+    void integer(long long v) { m_w.Int64(v); }
+    void number(float v) { json::writeFloat(m_w, v); }
+    void finish()
     {
-        comma();
-        writeJsonString(m_out, k);
-        m_out.put(':');
-        m_needComma = false;
-    }
-    void beginObject() { comma(); m_out.put('{'); m_needComma = false; }
-    void endObject() { m_out.put('}'); m_needComma = true; }
-    void beginArray() { comma(); m_out.put('['); m_needComma = false; }
-    void endArray() { m_out.put(']'); m_needComma = true; }
-    void null() { comma(); raw("null"); m_needComma = true; }
-    void boolean(bool b) { comma(); raw(b ? "true" : "false"); m_needComma = true; }
-    void string(std::string_view s) { comma(); writeJsonString(m_out, s); m_needComma = true; }
-    void integer(long long v)
-    {
-        comma();
-        char buf[32];
-        auto r = std::to_chars(buf, buf + sizeof buf, v);
-        m_out.write(buf, r.ptr - buf);
-        m_needComma = true;
-    }
-    /// Shortest round-trip float; null when not finite.
-    void number(float v)
-    {
-        if (!std::isfinite(v)) {
-            null();
-            return;
-        }
-        comma();
-        char buf[32];
-        auto r = std::to_chars(buf, buf + sizeof buf, v == 0.0f ? 0.0f : v);
-        m_out.write(buf, r.ptr - buf);
-        m_needComma = true;
+        m_stream.Put('\n');
+        m_stream.Flush();
     }
 
 private:
-    void comma()
-    {
-        if (m_needComma)
-            m_out.put(',');
-    }
-    std::ostream& m_out;
-    bool m_needComma = false;
+    json::OStream m_stream;
+    rapidjson::Writer<json::OStream> m_w;
 };
 
 void writeStats(Json& j, const ErrorStats& s)
@@ -117,77 +94,6 @@ std::string nodeName(const Rig& rig, int node)
 }
 
 } // namespace
-
-namespace {
-
-/// Length of the well-formed UTF-8 sequence at s[i] (lead byte >= 0x80), or 0 when it is not one (RFC 3629: no
-/// overlong forms, no surrogates, nothing above U+10FFFF).
-size_t utf8SequenceLength(std::string_view s, size_t i)
-{
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF; // allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        lo = c == 0xE0 ? 0xA0 : 0x80;
-        hi = c == 0xED ? 0x9F : 0xBF;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        lo = c == 0xF0 ? 0x90 : 0x80;
-        hi = c == 0xF4 ? 0x8F : 0xBF;
-    } else {
-        return 0;
-    }
-    if (i + len > s.size())
-        return 0;
-    for (size_t k = 1; k < len; ++k) {
-        const unsigned char b = static_cast<unsigned char>(s[i + k]);
-        if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF))
-            return 0;
-    }
-    return len;
-}
-
-} // namespace
-
-void writeJsonString(std::ostream& out, std::string_view s)
-{
-    // Names and messages come from the user's file: bytes that are not UTF-8 become U+FFFD, so the report stays valid
-    // JSON (RFC 8259 text is UTF-8) whatever the file holds.
-    out.put('"');
-    for (size_t i = 0; i < s.size();) {
-        const unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x80) {
-            const size_t len = utf8SequenceLength(s, i);
-            if (len == 0) {
-                out << "\\ufffd";
-                ++i;
-            } else {
-                out.write(s.data() + i, std::streamsize(len));
-                i += len;
-            }
-            continue;
-        }
-        switch (c) {
-        case '"': out << "\\\""; break;
-        case '\\': out << "\\\\"; break;
-        case '\n': out << "\\n"; break;
-        case '\r': out << "\\r"; break;
-        case '\t': out << "\\t"; break;
-        default:
-            if (c < 0x20) {
-                static const char hex[] = "0123456789abcdef";
-                out << "\\u00" << hex[c >> 4] << hex[c & 15];
-            } else {
-                out.put(char(c));
-            }
-        }
-        ++i;
-    }
-    out.put('"');
-}
 
 void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtime, const Pose& pose,
                      const DeformSettings& settings, const Evaluation& eval, const Audit& audit,
@@ -353,7 +259,7 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
         j.endObject();
     }
     j.endObject();
-    out.put('\n');
+    j.finish();
 }
 
 } // namespace rig

@@ -22,7 +22,4 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
                      const DeformSettings& settings, const Evaluation& eval, const Audit& audit,
                      const ReportOptions& options);
 
-/// Writes a JSON string literal with escapes (exposed for tests).
-void writeJsonString(std::ostream& out, std::string_view s);
-
 } // namespace rig
