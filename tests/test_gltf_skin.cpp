@@ -1,5 +1,5 @@
-// Tests of the raw glTF skinning reader (rig/gltf_skin.h), its JSON parser (rig/json.h) and the importer's use of
-// them (rig/import_assimp.cpp): the audit must see the authored weights, including what Assimp 5.2.4 drops.
+// Tests of the raw glTF skinning reader (rig/io/gltf_skin.h), its JSON reader (rig/io/json.h) and the importer's use of
+// them (rig/io/assimp/): the audit must see the authored weights, including what Assimp 5.2.4 drops.
 //
 // The truncation and mutation tests read every byte range the reader is given; run them under the `asan` preset to
 // turn any over-read into a failure.

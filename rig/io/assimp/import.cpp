@@ -1,0 +1,136 @@
+// The Assimp import's entry points (rig/io/import.h): the worker hop, the Assimp importer and its settings, the
+// conversion (converter.h) and the error messages.
+#include "rig/io/import.h"
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <new>
+
+#include <assimp/Importer.hpp>
+#include <assimp/postprocess.h>
+#include <assimp/version.h>
+
+#include "rig/io/assimp/converter.h"
+#include "rig/io/import_worker.h"
+
+namespace rig {
+
+namespace {
+
+using namespace assimp_import;
+
+// Only these two steps. Never add JoinIdenticalVertices, LimitBoneWeights, Gen(Smooth)Normals, CalcTangentSpace,
+// or anything else that merges vertices or touches weights: they hide the problems this tool exists to show.
+constexpr unsigned kPostProcess = aiProcess_Triangulate | aiProcess_ValidateDataStructure;
+
+/// Runs `read` (which returns the scene or null) and converts its result; no exception escapes.
+template <typename Read>
+Result<Rig> importWith(const std::string& displayName, const ImportOptions& options, const RawGltfSource& raw, Read read)
+{
+    // Out of memory: in the worker (addressSpaceLimited) that means the file needs more than the allocation cap, a
+    // corrupted count in a text format can make a parser reserve tens of GiB before it fails; the precise check of
+    // what the rig needs (the estimate in Converter) gives the usual "needs N MiB" message before that.
+    auto outOfMemory = [&](const char* when) {
+        if (options.addressSpaceLimited)
+            return fail(displayName + ": " + allocationCapReason(options.memoryBudgetBytes));
+        return fail(displayName + ": out of memory while " + when);
+    };
+    try {
+        Assimp::Importer importer;
+        // Keep every bone, also ones without weights (FBX clusters): the skin lists what the file lists.
+        importer.SetPropertyBool(AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES, false);
+        const aiScene* scene = read(importer);
+        if (!scene) {
+            std::string reason = oneLine(importer.GetErrorString());
+            if (reason == "std::bad_alloc") // Assimp catches its own allocation failures and reports what()
+                return outOfMemory("reading the file");
+            if (reason.empty())
+                reason = "Assimp could not read the file";
+            return fail(displayName + ": " + reason);
+        }
+        Converter converter(*scene, displayName, options, raw);
+        return converter.run();
+    } catch (const std::bad_alloc&) {
+        return outOfMemory("importing");
+    } catch (const std::exception& e) {
+        const std::string reason = oneLine(e.what());
+        return fail(displayName + ": " + (reason.empty() ? std::string("import failed") : reason));
+    } catch (...) {
+        return fail(displayName + ": import failed (unknown exception)");
+    }
+}
+
+} // namespace
+
+Result<Rig> importFile(const std::string& path, const ImportOptions& options)
+{
+    if (options.isolate) {
+        WorkerJob job;
+        job.displayName = path;
+        job.path = path;
+        return importInWorker(job, options);
+    }
+    try {
+        std::error_code ec;
+        const std::filesystem::file_status status = std::filesystem::status(path, ec);
+        if (path.empty() || ec || !std::filesystem::exists(status))
+            return fail(path + ": no such file");
+        if (!std::filesystem::is_regular_file(status))
+            return fail(path + ": not a regular file");
+    } catch (...) {
+        return fail(path + ": no such file");
+    }
+    RawGltfSource raw;
+    try {
+        std::string extension = std::filesystem::path(path).extension().string();
+        if (!extension.empty())
+            extension.erase(0, 1);
+        if (isGltfFormat(extension)) {
+            raw.kind = RawGltfSource::Kind::File;
+            raw.path = path;
+        }
+    } catch (...) {
+    }
+    return importWith(path, options, raw, [&path](Assimp::Importer& importer) { return importer.ReadFile(path, kPostProcess); });
+}
+
+Result<Rig> importMemory(const void* data, size_t size, const std::string& formatHint, const std::string& displayName,
+                         const ImportOptions& options)
+{
+    if (!data || size == 0)
+        return fail(displayName + ": empty buffer");
+    if (options.isolate) {
+        WorkerJob job;
+        job.displayName = displayName;
+        job.data = data;
+        job.size = size;
+        job.formatHint = formatHint;
+        return importInWorker(job, options);
+    }
+    std::string hint = formatHint;
+    if (!hint.empty() && hint.front() == '.')
+        hint.erase(0, 1);
+    const bool hintOk = hint.size() <= 16 && std::all_of(hint.begin(), hint.end(), [](char c) {
+                            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+                        });
+    if (!hintOk)
+        return fail(displayName + ": invalid format hint '" + oneLine(formatHint) + "'");
+    RawGltfSource raw;
+    if (isGltfFormat(hint)) {
+        raw.kind = RawGltfSource::Kind::Memory;
+        raw.data = data;
+        raw.size = size;
+    }
+    return importWith(displayName, options, raw, [&](Assimp::Importer& importer) {
+        return importer.ReadFileFromMemory(data, size, kPostProcess, hint.c_str());
+    });
+}
+
+std::string assimpVersion()
+{
+    return std::to_string(aiGetVersionMajor()) + "." + std::to_string(aiGetVersionMinor()) + "." +
+           std::to_string(aiGetVersionPatch());
+}
+
+} // namespace rig
