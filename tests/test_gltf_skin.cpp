@@ -4,6 +4,7 @@
 // The truncation and mutation tests read every byte range the reader is given; run them under the `asan` preset to
 // turn any over-read into a failure.
 #include "testutil.h"
+#include "gltf_files.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -122,88 +123,13 @@ struct Lcg {
     uint32_t below(uint32_t n) { return n ? next() % n : 0; }
 };
 
-// ------------------------------------------------------------------------------------------------------------------
-// A small glTF writer for hand-made cases: the broken corpus's strip (tests/data/broken/make_broken.py), with every
-// part reachable for editing before it is written as .gltf (base64 data URI) or .glb.
-
-constexpr int kFloat = 5126, kUbyte = 5121, kUshort = 5123, kUint = 5125;
-
-class Gltf {
-public:
-    int view(const QByteArray& data)
-    {
-        while (bin.size() % 4)
-            bin.append('\0');
-        views.append(QJsonObject{{"buffer", 0}, {"byteOffset", int(bin.size())}, {"byteLength", int(data.size())}});
-        bin.append(data);
-        return int(views.size() - 1);
-    }
-    int accessor(const QByteArray& data, int componentType, const char* type, int count, QJsonObject extra = {})
-    {
-        extra["bufferView"] = view(data);
-        extra["componentType"] = componentType;
-        extra["count"] = count;
-        extra["type"] = type;
-        accessors.append(extra);
-        return int(accessors.size() - 1);
-    }
-    template <typename T>
-    static QByteArray bytesOf(const std::vector<T>& v)
-    {
-        return QByteArray(reinterpret_cast<const char*>(v.data()), qsizetype(v.size() * sizeof(T)));
-    }
-
-    /// Replaces key of element i of one of the arrays (QJsonArray elements are values).
-    static void set(QJsonArray& array, int i, const char* key, const QJsonValue& value)
-    {
-        QJsonObject o = array[i].toObject();
-        if (value.isUndefined())
-            o.remove(key);
-        else
-            o[key] = value;
-        array[i] = o;
-    }
-
-    QJsonObject document(bool glb) const
-    {
-        QJsonObject r = root;
-        r["asset"] = QJsonObject{{"version", "2.0"}};
-        QJsonObject buffer{{"byteLength", declaredLength >= 0 ? declaredLength : int(bin.size())}};
-        if (!glb)
-            buffer["uri"] = QString("data:application/octet-stream;base64,") + QString::fromLatin1(bin.toBase64());
-        r["buffers"] = QJsonArray{buffer};
-        r["bufferViews"] = views;
-        r["accessors"] = accessors;
-        return r;
-    }
-    QByteArray gltf() const { return QJsonDocument(document(false)).toJson(QJsonDocument::Compact); }
-    QByteArray glb() const
-    {
-        QByteArray json = QJsonDocument(document(true)).toJson(QJsonDocument::Compact);
-        while (json.size() % 4)
-            json.append(' ');
-        QByteArray body = bin;
-        while (body.size() % 4)
-            body.append('\0');
-        QByteArray out;
-        auto u32 = [&out](uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
-        out.append("glTF", 4);
-        u32(2);
-        u32(uint32_t(12 + 8 + json.size() + 8 + body.size()));
-        u32(uint32_t(json.size()));
-        u32(0x4E4F534Au);
-        out.append(json);
-        u32(uint32_t(body.size()));
-        u32(0x004E4942u);
-        out.append(body);
-        return out;
-    }
-
-    QJsonObject root;
-    QByteArray bin;
-    QJsonArray views, accessors;
-    int declaredLength = -1;
-};
+// Hand-made cases: the broken corpus's strip (tests/data/broken/make_broken.py), every part editable before it is
+// written as .gltf (base64 data URI) or .glb.
+using Gltf = testgltf::Builder;
+using testgltf::kFloat;
+using testgltf::kUbyte;
+using testgltf::kUint;
+using testgltf::kUshort;
 
 struct StripData {
     std::vector<uint8_t> joints;  // 8 x 4

@@ -4,6 +4,7 @@
 // or from INVENTORY.md. Weights must arrive raw: the inventory's known defects (sums != 1, sums of 2, 10 influences)
 // must survive the import.
 #include "testutil.h"
+#include "gltf_files.h"
 
 #include <QElapsedTimer>
 
@@ -29,112 +30,7 @@
 
 namespace {
 
-// ------------------------------------------------------------------------------------------------------------------
-// A minimal glTF 2.0 accessor reader (JSON or GLB; data URIs or external .bin), for ground truth.
-
-class GltfFile {
-public:
-    bool load(const QString& path)
-    {
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly))
-            return false;
-        const QByteArray bytes = f.readAll();
-        QByteArray jsonBytes;
-        if (bytes.startsWith("glTF")) {
-            auto u32 = [&](qsizetype at) {
-                uint32_t v = 0;
-                std::memcpy(&v, bytes.constData() + at, 4);
-                return v;
-            };
-            qsizetype at = 12;
-            while (at + 8 <= bytes.size()) {
-                const uint32_t len = u32(at), type = u32(at + 4);
-                const QByteArray chunk = bytes.mid(at + 8, len);
-                if (type == 0x4E4F534Au)
-                    jsonBytes = chunk;
-                else if (type == 0x004E4942u)
-                    m_glbBin = chunk;
-                at += 8 + len;
-            }
-        } else {
-            jsonBytes = bytes;
-        }
-        m_json = QJsonDocument::fromJson(jsonBytes).object();
-        if (m_json.isEmpty())
-            return false;
-        const QString dir = QFileInfo(path).absolutePath();
-        for (const QJsonValue b : m_json["buffers"].toArray()) {
-            const QString uri = b.toObject()["uri"].toString();
-            if (uri.isEmpty()) {
-                m_buffers.push_back(m_glbBin);
-            } else if (uri.startsWith("data:")) {
-                m_buffers.push_back(QByteArray::fromBase64(uri.mid(uri.indexOf("base64,") + 7).toLatin1()));
-            } else {
-                QFile bf(dir + "/" + uri);
-                if (!bf.open(QIODevice::ReadOnly))
-                    return false;
-                m_buffers.push_back(bf.readAll());
-            }
-        }
-        return true;
-    }
-
-    const QJsonObject& json() const { return m_json; }
-    QJsonObject at(const char* array, int i) const { return m_json[array].toArray()[i].toObject(); }
-
-    static int componentsOf(const QString& type)
-    {
-        static const std::map<QString, int> n{{"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}, {"MAT4", 16}};
-        auto it = n.find(type);
-        return it == n.end() ? 0 : it->second;
-    }
-    int components(int accessor) const { return componentsOf(at("accessors", accessor)["type"].toString()); }
-    int count(int accessor) const { return at("accessors", accessor)["count"].toInt(); }
-
-    /// All components of an accessor as doubles (normalised integers mapped to [0,1]), no sparse support.
-    std::vector<double> read(int accessor) const
-    {
-        const QJsonObject a = at("accessors", accessor);
-        const QJsonObject view = at("bufferViews", a["bufferView"].toInt());
-        const QByteArray& buffer = m_buffers.at(size_t(view["buffer"].toInt()));
-        const int type = a["componentType"].toInt();
-        const int size = (type == 5126 || type == 5125) ? 4 : (type == 5122 || type == 5123) ? 2 : 1;
-        const int comps = components(accessor);
-        const int stride = view["byteStride"].toInt(size * comps);
-        const bool normalized = a["normalized"].toBool();
-        const qsizetype base = view["byteOffset"].toInt() + a["byteOffset"].toInt();
-        std::vector<double> out;
-        out.reserve(size_t(count(accessor) * comps));
-        for (int i = 0; i < count(accessor); ++i)
-            for (int c = 0; c < comps; ++c) {
-                const char* p = buffer.constData() + base + qsizetype(i) * stride + c * size;
-                double v = 0;
-                switch (type) {
-                case 5126: { float f; std::memcpy(&f, p, 4); v = f; break; }
-                case 5125: { uint32_t u; std::memcpy(&u, p, 4); v = u; break; }
-                case 5123: { uint16_t u; std::memcpy(&u, p, 2); v = normalized ? u / 65535.0 : u; break; }
-                case 5122: { int16_t s; std::memcpy(&s, p, 2); v = normalized ? std::max(s / 32767.0, -1.0) : s; break; }
-                case 5121: { uint8_t u; std::memcpy(&u, p, 1); v = normalized ? u / 255.0 : u; break; }
-                case 5120: { int8_t s; std::memcpy(&s, p, 1); v = normalized ? std::max(s / 127.0, -1.0) : s; break; }
-                }
-                out.push_back(v);
-            }
-        return out;
-    }
-
-    /// Assimp's name for glTF node i ("nodes[i]" when unnamed).
-    QString nodeName(int i) const
-    {
-        const QString n = at("nodes", i)["name"].toString();
-        return n.isEmpty() ? QStringLiteral("nodes[%1]").arg(i) : n;
-    }
-
-private:
-    QJsonObject m_json;
-    QByteArray m_glbBin;
-    std::vector<QByteArray> m_buffers;
-};
+using GltfFile = testgltf::File; // the independent accessor reader, for ground truth
 
 GltfFile gltf(const char* relative)
 {
@@ -330,61 +226,8 @@ bool isCleanFailure(const std::string& message, const std::string& name)
            message.find('\n') == std::string::npos;
 }
 
-// ------------------------------------------------------------------------------------------------------------------
 // Hand-made glTF files (one base64 buffer), for the cases no real asset has.
-
-class GltfBuilder {
-public:
-    int floats(const std::vector<float>& v, const char* type, bool minMax = false)
-    {
-        const int comps = GltfFile::componentsOf(type);
-        QJsonObject extra;
-        if (minMax) {
-            QJsonArray mn, mx;
-            for (int c = 0; c < comps; ++c) {
-                float lo = std::numeric_limits<float>::max(), hi = -lo;
-                for (size_t i = size_t(c); i < v.size(); i += size_t(comps))
-                    lo = std::min(lo, v[i]), hi = std::max(hi, v[i]);
-                mn.append(lo);
-                mx.append(hi);
-            }
-            extra["min"] = mn;
-            extra["max"] = mx;
-        }
-        return add(v.data(), v.size() * 4, 5126, type, int(v.size()) / comps, extra);
-    }
-    int u16(const std::vector<uint16_t>& v, const char* type)
-    {
-        return add(v.data(), v.size() * 2, 5123, type, int(v.size()) / GltfFile::componentsOf(type), {});
-    }
-    QByteArray finish(QJsonObject root) const
-    {
-        root["asset"] = QJsonObject{{"version", "2.0"}};
-        root["buffers"] = QJsonArray{QJsonObject{
-            {"byteLength", int(m_bin.size())},
-            {"uri", QString("data:application/octet-stream;base64,") + QString::fromLatin1(m_bin.toBase64())}}};
-        root["bufferViews"] = m_views;
-        root["accessors"] = m_accessors;
-        return QJsonDocument(root).toJson(QJsonDocument::Compact);
-    }
-
-private:
-    int add(const void* data, size_t bytes, int componentType, const char* type, int count, QJsonObject extra)
-    {
-        while (m_bin.size() % 4)
-            m_bin.append('\0');
-        m_views.append(QJsonObject{{"buffer", 0}, {"byteOffset", int(m_bin.size())}, {"byteLength", int(bytes)}});
-        m_bin.append(static_cast<const char*>(data), qsizetype(bytes));
-        extra["bufferView"] = int(m_views.size() - 1);
-        extra["componentType"] = componentType;
-        extra["count"] = count;
-        extra["type"] = type;
-        m_accessors.append(extra);
-        return int(m_accessors.size() - 1);
-    }
-    QByteArray m_bin;
-    QJsonArray m_views, m_accessors;
-};
+using GltfBuilder = testgltf::Builder;
 
 rig::Result<rig::Rig> importBytes(const QByteArray& bytes, const char* hint, const std::string& name)
 {
@@ -1025,7 +868,7 @@ private slots:
             {"samplers", QJsonArray{QJsonObject{{"input", tIn}, {"output", tOut}}, QJsonObject{{"input", rIn}, {"output", rOut}}}},
             {"channels", QJsonArray{QJsonObject{{"sampler", 0}, {"target", QJsonObject{{"node", 1}, {"path", "translation"}}}},
                                     QJsonObject{{"sampler", 1}, {"target", QJsonObject{{"node", 2}, {"path", "rotation"}}}}}}}};
-        const QByteArray json = b.finish(root);
+        const QByteArray json = b.gltf(root);
 
         const auto r = importBytes(json, "gltf", "handmade");
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().c_str());
@@ -1101,7 +944,7 @@ private slots:
         lines["scenes"] = QJsonArray{QJsonObject{{"nodes", QJsonArray{0}}}};
         lines["nodes"] = QJsonArray{QJsonObject{{"mesh", 0}}};
         lines["meshes"] = QJsonArray{QJsonObject{{"primitives", QJsonArray{QJsonObject{{"attributes", QJsonObject{{"POSITION", pos}}}, {"mode", 1}}}}}};
-        auto r = importBytes(b.finish(lines), "gltf", "lines");
+        auto r = importBytes(b.gltf(lines), "gltf", "lines");
         QVERIFY(!r.ok());
         QCOMPARE(r.error(), std::string("lines: no triangle meshes"));
 
@@ -1109,7 +952,7 @@ private slots:
         empty["scene"] = 0;
         empty["scenes"] = QJsonArray{QJsonObject{{"nodes", QJsonArray{0}}}};
         empty["nodes"] = QJsonArray{QJsonObject{{"name", "alone"}}};
-        r = importBytes(GltfBuilder().finish(empty), "gltf", "nodes-only");
+        r = importBytes(GltfBuilder().gltf(empty), "gltf", "nodes-only");
         QVERIFY(!r.ok());
         QVERIFY2(isCleanFailure(r.error(), "nodes-only"), r.error().c_str());
     }

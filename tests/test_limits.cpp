@@ -3,6 +3,7 @@
 //
 // Peak memory is the process's peak resident set (getrusage ru_maxrss), so each of these runs in its own executable.
 #include "testutil.h"
+#include "gltf_files.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -61,68 +62,30 @@ double currentRssMiB()
 /// A GLB holding one flat grid of side x side vertices (POSITION, NORMAL, TEXCOORD_0, 32-bit indices), unskinned.
 QByteArray gridGlb(uint32_t side)
 {
-    const uint32_t n = side * side, quads = (side - 1) * (side - 1);
-    QByteArray bin;
-    auto put = [&bin](const void* p, size_t bytes) { bin.append(static_cast<const char*>(p), qsizetype(bytes)); };
+    const uint32_t n = side * side;
+    std::vector<float> pos, nrm, uv;
+    std::vector<uint32_t> idx;
+    pos.reserve(3 * n), nrm.reserve(3 * n), uv.reserve(2 * n);
     for (uint32_t j = 0; j < side; ++j)
         for (uint32_t i = 0; i < side; ++i) {
-            const float p[3] = {float(i), 0.0f, float(j)};
-            put(p, sizeof p);
-        }
-    for (uint32_t v = 0; v < n; ++v) {
-        const float nrm[3] = {0.0f, 1.0f, 0.0f};
-        put(nrm, sizeof nrm);
-    }
-    for (uint32_t j = 0; j < side; ++j)
-        for (uint32_t i = 0; i < side; ++i) {
-            const float uv[2] = {float(i) / float(side - 1), float(j) / float(side - 1)};
-            put(uv, sizeof uv);
+            pos.insert(pos.end(), {float(i), 0.0f, float(j)});
+            nrm.insert(nrm.end(), {0.0f, 1.0f, 0.0f});
+            uv.insert(uv.end(), {float(i) / float(side - 1), float(j) / float(side - 1)});
         }
     for (uint32_t j = 0; j + 1 < side; ++j)
         for (uint32_t i = 0; i + 1 < side; ++i) {
             const uint32_t a = j * side + i, b = a + 1, c = a + side, d = c + 1;
-            const uint32_t tri[6] = {a, c, b, b, c, d};
-            put(tri, sizeof tri);
+            idx.insert(idx.end(), {a, c, b, b, c, d});
         }
-    const size_t pos = 0, nrm = size_t(n) * 12, uv = nrm + size_t(n) * 12, idx = uv + size_t(n) * 8;
-    const QString json = QStringLiteral(
-        R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":[{"name":"grid","mesh":0}],)"
-        R"("meshes":[{"name":"grid","primitives":[{"attributes":{"POSITION":0,"NORMAL":1,"TEXCOORD_0":2},"indices":3}]}],)"
-        R"("buffers":[{"byteLength":%1}],"bufferViews":[{"buffer":0,"byteOffset":%2,"byteLength":%3},)"
-        R"({"buffer":0,"byteOffset":%4,"byteLength":%3},{"buffer":0,"byteOffset":%5,"byteLength":%6},)"
-        R"({"buffer":0,"byteOffset":%7,"byteLength":%8}],"accessors":[)"
-        R"({"bufferView":0,"componentType":5126,"count":%9,"type":"VEC3","min":[0,0,0],"max":[%10,0,%10]},)"
-        R"({"bufferView":1,"componentType":5126,"count":%9,"type":"VEC3"},)"
-        R"({"bufferView":2,"componentType":5126,"count":%9,"type":"VEC2"},)"
-        R"({"bufferView":3,"componentType":5125,"count":%11,"type":"SCALAR"}]})")
-                             .arg(bin.size())
-                             .arg(pos)
-                             .arg(size_t(n) * 12)
-                             .arg(nrm)
-                             .arg(uv)
-                             .arg(size_t(n) * 8)
-                             .arg(idx)
-                             .arg(size_t(quads) * 24)
-                             .arg(n)
-                             .arg(side - 1)
-                             .arg(size_t(quads) * 6);
-    QByteArray jsonChunk = json.toUtf8();
-    while (jsonChunk.size() % 4)
-        jsonChunk.append(' ');
-    while (bin.size() % 4)
-        bin.append('\0');
-    QByteArray glb;
-    auto u32 = [&glb](uint32_t v) { glb.append(reinterpret_cast<const char*>(&v), 4); };
-    u32(0x46546C67u); // "glTF"
-    u32(2);
-    u32(uint32_t(12 + 8 + jsonChunk.size() + 8 + bin.size()));
-    u32(uint32_t(jsonChunk.size()));
-    u32(0x4E4F534Au); // JSON
-    glb.append(jsonChunk);
-    u32(uint32_t(bin.size()));
-    u32(0x004E4942u); // BIN
-    glb.append(bin);
-    return glb;
+    testgltf::Builder g;
+    const int p = g.floats(pos, "VEC3", true), nr = g.floats(nrm, "VEC3"), t = g.floats(uv, "VEC2"), i = g.u32(idx, "SCALAR");
+    const QJsonObject primitive{{"attributes", QJsonObject{{"POSITION", p}, {"NORMAL", nr}, {"TEXCOORD_0", t}}},
+                                {"indices", i}};
+    g.root["scene"] = 0;
+    g.root["scenes"] = QJsonArray{QJsonObject{{"nodes", QJsonArray{0}}}};
+    g.root["nodes"] = QJsonArray{QJsonObject{{"name", "grid"}, {"mesh", 0}}};
+    g.root["meshes"] = QJsonArray{QJsonObject{{"name", "grid"}, {"primitives", QJsonArray{primitive}}}};
+    return g.glb();
 }
 
 rig::Result<rig::Rig> importBytes(const QByteArray& bytes, const char* hint, const std::string& name, size_t budget)
