@@ -100,38 +100,57 @@ void printSummary(std::ostream& os, const rig::Rig& rig, const rig::Evaluation& 
 
 } // namespace
 
+/// The options of rigscope report, shared by the parser and the help text.
+struct ReportCli {
+    QCommandLineOption sample{QStringLiteral("sample"), QStringLiteral("Use a built-in rig instead of a file."),
+        QStringLiteral("NAME")};
+    QCommandLineOption pose{QStringLiteral("pose"), QStringLiteral("Pose file (JSON)."), QStringLiteral("FILE")};
+    QCommandLineOption methods{QStringLiteral("methods"), QStringLiteral("Comma-separated method ids (default: all)."),
+        QStringLiteral("IDS")};
+    QCommandLineOption perVertex{QStringLiteral("per-vertex"), QStringLiteral("Include per-vertex arrays.")};
+    QCommandLineOption json{QStringLiteral("json"), QStringLiteral("Write JSON to FILE, or - for stdout."),
+        QStringLiteral("FILE")};
+    QCommandLineOption influences{QStringLiteral("influences"),
+        QStringLiteral("Runtime influences per vertex: 4 (default) or 8."),
+        QStringLiteral("K"), QStringLiteral("4")};
+    QCommandLineOption noMorphNormals{QStringLiteral("no-morph-normals"),
+        QStringLiteral("Morph positions only (ignore normal/tangent deltas).")};
+    QCommandLineOption device{QStringLiteral("device"),
+        QStringLiteral("cpu (default) or gpu (compute shaders; needs a display, e.g. "
+        "xvfb-run)."),
+        QStringLiteral("DEVICE"), QStringLiteral("cpu")};
+    QCommandLineOption backend{QStringLiteral("backend"),
+        QStringLiteral("GPU backend with --device gpu: vulkan (default) or opengl."),
+        QStringLiteral("API"), QStringLiteral("vulkan")};
+
+    void addTo(QCommandLineParser& p) const
+    {
+        p.setApplicationDescription(QStringLiteral("Measure every skinning method's normal and tangent error against the "
+                                                   "rebuilt reference, without a display."));
+        p.addHelpOption();
+        p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file (glTF, GLB, FBX, Collada, X, ...)."),
+                                QStringLiteral("<file | --sample NAME>"));
+        p.addOptions({sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend});
+    }
+};
+
+std::string reportHelp()
+{
+    QCommandLineParser p;
+    ReportCli().addTo(p);
+    return p.helpText().replace(QLatin1String("<executable_name>"), QLatin1String("rigscope report")).toStdString();
+}
+
 int runReport(int argc, char** argv)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Measure every skinning method's normal and tangent error against the "
-                                               "rebuilt reference, without a display."));
-    p.addHelpOption();
-    p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file (glTF, GLB, FBX, Collada, X, ...)."));
-    const QCommandLineOption sample(QStringLiteral("sample"), QStringLiteral("Use a built-in rig instead of a file."),
-                                    QStringLiteral("NAME"));
-    const QCommandLineOption pose(QStringLiteral("pose"), QStringLiteral("Pose file (JSON)."), QStringLiteral("FILE"));
-    const QCommandLineOption methods(QStringLiteral("methods"), QStringLiteral("Comma-separated method ids (default: all)."),
-                                     QStringLiteral("IDS"));
-    const QCommandLineOption perVertex(QStringLiteral("per-vertex"), QStringLiteral("Include per-vertex arrays."));
-    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Write JSON to FILE, or - for stdout."),
-                                  QStringLiteral("FILE"));
-    const QCommandLineOption influences(QStringLiteral("influences"),
-                                        QStringLiteral("Runtime influences per vertex: 4 (default) or 8."),
-                                        QStringLiteral("K"), QStringLiteral("4"));
-    const QCommandLineOption noMorphNormals(QStringLiteral("no-morph-normals"),
-                                            QStringLiteral("Morph positions only (ignore normal/tangent deltas)."));
-    const QCommandLineOption device(QStringLiteral("device"),
-                                    QStringLiteral("cpu (default) or gpu (compute shaders; needs a display, e.g. "
-                                                   "xvfb-run)."),
-                                    QStringLiteral("DEVICE"), QStringLiteral("cpu"));
-    const QCommandLineOption backend(QStringLiteral("backend"),
-                                     QStringLiteral("GPU backend with --device gpu: vulkan (default) or opengl."),
-                                     QStringLiteral("API"), QStringLiteral("vulkan"));
-    p.addOptions({sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend});
+    const ReportCli cli;
+    cli.addTo(p);
+    const auto& [sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend] = cli;
     if (!p.parse(argList(argc, argv)))
         return failWith(p.errorText().toStdString());
     if (p.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(p.helpText().replace(QLatin1String(argv[0]), QLatin1String("rigscope report"))), stdout);
+        std::fputs(reportHelp().c_str(), stdout);
         return 0;
     }
 
@@ -245,35 +264,53 @@ double bestTime(double seconds, Fn&& fn)
 
 } // namespace
 
+/// The options of rigscope bench, shared by the parser and the help text.
+struct BenchCli {
+    QCommandLineOption vertices{QStringLiteral("vertices"), QStringLiteral("Vertex count (default 1000000)."),
+        QStringLiteral("N"), QStringLiteral("1000000")};
+    QCommandLineOption joints{QStringLiteral("joints"), QStringLiteral("Joint count (default 100)."),
+        QStringLiteral("J"), QStringLiteral("100")};
+    QCommandLineOption seconds{QStringLiteral("seconds"), QStringLiteral("Time per measurement (default 1)."),
+        QStringLiteral("S"), QStringLiteral("1")};
+    QCommandLineOption methods{QStringLiteral("methods"), QStringLiteral("Comma-separated method ids (default: all)."),
+        QStringLiteral("IDS")};
+    QCommandLineOption threadsOpt{QStringLiteral("threads"),
+        QStringLiteral("Threads of the second column (default: all hardware threads)."),
+        QStringLiteral("T")};
+    QCommandLineOption device{QStringLiteral("device"),
+        QStringLiteral("cpu (default) or gpu: GPU time per change of the compute passes, "
+        "against vertex count (10k, 100k, 1M unless --vertices is given)."),
+        QStringLiteral("DEVICE"), QStringLiteral("cpu")};
+    QCommandLineOption backend{QStringLiteral("backend"),
+        QStringLiteral("GPU backend with --device gpu: vulkan (default) or opengl."),
+        QStringLiteral("API"), QStringLiteral("vulkan")};
+
+    void addTo(QCommandLineParser& p) const
+    {
+        p.setApplicationDescription(QStringLiteral("CPU skinning throughput on a generated rig: vertices per second of every "
+                                                   "method on one thread and on all, best of many short runs."));
+        p.addHelpOption();
+        p.addOptions({vertices, joints, seconds, methods, threadsOpt, device, backend});
+    }
+};
+
+std::string benchHelp()
+{
+    QCommandLineParser p;
+    BenchCli().addTo(p);
+    return p.helpText().replace(QLatin1String("<executable_name>"), QLatin1String("rigscope bench")).toStdString();
+}
+
 int runBench(int argc, char** argv)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("CPU skinning throughput on a generated rig: vertices per second of every "
-                                               "method on one thread and on all, best of many short runs."));
-    p.addHelpOption();
-    const QCommandLineOption vertices(QStringLiteral("vertices"), QStringLiteral("Vertex count (default 1000000)."),
-                                      QStringLiteral("N"), QStringLiteral("1000000"));
-    const QCommandLineOption joints(QStringLiteral("joints"), QStringLiteral("Joint count (default 100)."),
-                                    QStringLiteral("J"), QStringLiteral("100"));
-    const QCommandLineOption seconds(QStringLiteral("seconds"), QStringLiteral("Time per measurement (default 1)."),
-                                     QStringLiteral("S"), QStringLiteral("1"));
-    const QCommandLineOption methods(QStringLiteral("methods"), QStringLiteral("Comma-separated method ids (default: all)."),
-                                     QStringLiteral("IDS"));
-    const QCommandLineOption threadsOpt(QStringLiteral("threads"),
-                                        QStringLiteral("Threads of the second column (default: all hardware threads)."),
-                                        QStringLiteral("T"));
-    const QCommandLineOption device(QStringLiteral("device"),
-                                    QStringLiteral("cpu (default) or gpu: GPU time per change of the compute passes, "
-                                                   "against vertex count (10k, 100k, 1M unless --vertices is given)."),
-                                    QStringLiteral("DEVICE"), QStringLiteral("cpu"));
-    const QCommandLineOption backend(QStringLiteral("backend"),
-                                     QStringLiteral("GPU backend with --device gpu: vulkan (default) or opengl."),
-                                     QStringLiteral("API"), QStringLiteral("vulkan"));
-    p.addOptions({vertices, joints, seconds, methods, threadsOpt, device, backend});
+    const BenchCli cli;
+    cli.addTo(p);
+    const auto& [vertices, joints, seconds, methods, threadsOpt, device, backend] = cli;
     if (!p.parse(argList(argc, argv)))
         return failWith(p.errorText().toStdString());
     if (p.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(p.helpText()), stdout);
+        std::fputs(benchHelp().c_str(), stdout);
         return 0;
     }
     const size_t n = p.value(vertices).toULongLong();

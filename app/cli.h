@@ -1,7 +1,13 @@
 // Headless subcommands: `rigscope report` and `rigscope bench`. They need no display.
 #pragma once
 
+#include <string>
+
 namespace app {
+
+/// The help texts of the subcommands (usage lines name the program: "rigscope report ...").
+std::string reportHelp();
+std::string benchHelp();
 
 /// Runs `rigscope report ...` (argv[1] == "report"). Returns the process exit status:
 /// 0 success, 2 unreadable input or bad arguments (one line on stderr).

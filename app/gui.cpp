@@ -62,6 +62,57 @@ int runFrameBenchmark(Document& doc, viewer::Viewport& viewport, int frames)
 
 } // namespace
 
+/// The options of rigscope, shared by the parser and the help text.
+struct GuiCli {
+    QCommandLineOption sample{QStringLiteral("sample"), QStringLiteral("Open a built-in rig."), QStringLiteral("NAME")};
+    QCommandLineOption pose{QStringLiteral("pose"), QStringLiteral("Pose file (JSON) to apply."), QStringLiteral("FILE")};
+    QCommandLineOption method{QStringLiteral("method"), QStringLiteral("Method id (default linear)."), QStringLiteral("ID")};
+    QCommandLineOption view{QStringLiteral("view"), QStringLiteral("single or quad."), QStringLiteral("VIEW")};
+    QCommandLineOption overlays{QStringLiteral("overlays"),
+        QStringLiteral("Comma-separated: normals, tangents, reference-normals, skeleton, bounds."),
+        QStringLiteral("LIST")};
+    QCommandLineOption shading{QStringLiteral("shading"),
+        QStringLiteral("lit, reference, normal-error or tangent-error."), QStringLiteral("MODE")};
+    QCommandLineOption material{QStringLiteral("material"), QStringLiteral("plain, bumps or checker."),
+        QStringLiteral("NAME")};
+    QCommandLineOption heatMax{QStringLiteral("heatmap-max"), QStringLiteral("Heatmap red at this error (degrees, default 45)."),
+        QStringLiteral("DEG")};
+    QCommandLineOption lineLength{QStringLiteral("line-length"),
+        QStringLiteral("Overlay line length as a fraction of the bounding-box diagonal (default 0.04)."),
+        QStringLiteral("F")};
+    QCommandLineOption benchFrames{QStringLiteral("bench-frames"),
+        QStringLiteral("Render N frames, each after a pose change, print the full-frame time "
+        "(morph, skin, reference, errors, bounds, draw; GPU finished), then quit."),
+        QStringLiteral("N")};
+    QCommandLineOption backend{QStringLiteral("backend"), QStringLiteral("vulkan (default) or opengl."),
+        QStringLiteral("API"), QStringLiteral("vulkan")};
+    QCommandLineOption screenshot{QStringLiteral("screenshot"),
+        QStringLiteral("Save the viewport to a PNG once the rig is shown, then quit."),
+        QStringLiteral("PNG")};
+
+    void addTo(QCommandLineParser& p) const
+    {
+        p.setApplicationDescription(QStringLiteral(
+            "RigScope: see how skinning methods bend normals and tangents.\n\n"
+            "Commands (no display needed):\n"
+            "  rigscope report FILE [options]   every method's error against the rebuilt reference, and the audit\n"
+            "  rigscope bench [options]         skinning throughput on a generated rig\n"
+            "  rigscope help [COMMAND]          this text, or a command's options"));
+        p.addHelpOption();
+        p.addVersionOption();
+        p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file to open (default: the sheet sample)."),
+                                QStringLiteral("[file]"));
+        p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot, benchFrames});
+    }
+};
+
+std::string guiHelp()
+{
+    QCommandLineParser p;
+    GuiCli().addTo(p);
+    return p.helpText().replace(QLatin1String("<executable_name>"), QLatin1String("rigscope")).toStdString();
+}
+
 int runGui(int argc, char** argv)
 {
     QApplication qapp(argc, argv);
@@ -70,37 +121,9 @@ int runGui(int argc, char** argv)
     QApplication::setApplicationVersion(QStringLiteral(RIGSCOPE_VERSION));
 
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("RigScope: see how skinning methods bend normals and tangents.\n"
-                                               "Headless: rigscope report --help, rigscope bench --help."));
-    p.addHelpOption();
-    p.addVersionOption();
-    p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file to open (default: the sheet sample)."));
-    const QCommandLineOption sample(QStringLiteral("sample"), QStringLiteral("Open a built-in rig."), QStringLiteral("NAME"));
-    const QCommandLineOption pose(QStringLiteral("pose"), QStringLiteral("Pose file (JSON) to apply."), QStringLiteral("FILE"));
-    const QCommandLineOption method(QStringLiteral("method"), QStringLiteral("Method id (default linear)."), QStringLiteral("ID"));
-    const QCommandLineOption view(QStringLiteral("view"), QStringLiteral("single or quad."), QStringLiteral("VIEW"));
-    const QCommandLineOption overlays(QStringLiteral("overlays"),
-                                      QStringLiteral("Comma-separated: normals, tangents, reference-normals, skeleton, bounds."),
-                                      QStringLiteral("LIST"));
-    const QCommandLineOption shading(QStringLiteral("shading"),
-                                     QStringLiteral("lit, reference, normal-error or tangent-error."), QStringLiteral("MODE"));
-    const QCommandLineOption material(QStringLiteral("material"), QStringLiteral("plain, bumps or checker."),
-                                      QStringLiteral("NAME"));
-    const QCommandLineOption heatMax(QStringLiteral("heatmap-max"), QStringLiteral("Heatmap red at this error (degrees, default 45)."),
-                                     QStringLiteral("DEG"));
-    const QCommandLineOption lineLength(QStringLiteral("line-length"),
-                                        QStringLiteral("Overlay line length as a fraction of the bounding-box diagonal (default 0.04)."),
-                                        QStringLiteral("F"));
-    const QCommandLineOption benchFrames(QStringLiteral("bench-frames"),
-                                         QStringLiteral("Render N frames, each after a pose change, print the full-frame time "
-                                                        "(morph, skin, reference, errors, bounds, draw; GPU finished), then quit."),
-                                         QStringLiteral("N"));
-    const QCommandLineOption backend(QStringLiteral("backend"), QStringLiteral("vulkan (default) or opengl."),
-                                     QStringLiteral("API"), QStringLiteral("vulkan"));
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                        QStringLiteral("Save the viewport to a PNG once the rig is shown, then quit."),
-                                        QStringLiteral("PNG"));
-    p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot, benchFrames});
+    const GuiCli cli;
+    cli.addTo(p);
+    const auto& [sample, pose, method, view, overlays, shading, material, heatMax, lineLength, benchFrames, backend, screenshot] = cli;
     p.process(qapp); // --help / --version / unknown options exit here
 
     DisplaySettings d;

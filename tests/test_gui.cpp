@@ -6,6 +6,7 @@
 #include <QDirIterator>
 #include <QDockWidget>
 #include <QMessageBox>
+#include <QProcess>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -58,6 +59,7 @@ private slots:
     void viewportKeysReachTheMenus();
     void poseFilesApplyOrExplain();
     void staysUsableThroughEveryCorpusFile();
+    void withoutVulkanTheAppFallsBackToOpenGL();
 };
 
 void TestGui::initTestCase()
@@ -288,6 +290,28 @@ void TestGui::staysUsableThroughEveryCorpusFile()
     qInfo("%d files loaded, %d failed cleanly", loaded, failed);
     QVERIFY(loaded >= 20);
     QVERIFY(failed >= 3);
+}
+
+void TestGui::withoutVulkanTheAppFallsBackToOpenGL()
+{
+    // The real binary on this display with no Vulkan driver at all: it must draw with OpenGL, not fail.
+    QTemporaryDir dir;
+    const QString shot = dir.filePath(QStringLiteral("fallback.png"));
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("VK_ICD_FILENAMES"), dir.filePath(QStringLiteral("no-such-icd.json")));
+    env.insert(QStringLiteral("VK_DRIVER_FILES"), dir.filePath(QStringLiteral("no-such-icd.json")));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(RIGSCOPE_BINARY), {"--sample", "ramp", "--shading", "normal-error", "--screenshot", shot});
+    QVERIFY(p.waitForFinished(60000));
+    const QByteArray err = p.readAllStandardError();
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY2(err.contains("falling back to OpenGL"), err.constData());
+    QImage img(shot);
+    QVERIFY2(!img.isNull(), err.constData());
+    // The ramp at rest is exact: its heatmap is green.
+    const Counts c = classify(img, img.rect());
+    QVERIFY2(c.green > 2000, qPrintable(QString::number(c.green)));
 }
 
 QTEST_MAIN(TestGui)

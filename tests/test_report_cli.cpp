@@ -19,9 +19,12 @@ struct Output {
     QByteArray err;
 };
 
-Output runRigscope(const QStringList& args)
+/// Runs the real binary; `env` replaces the process environment when given.
+Output runRigscope(const QStringList& args, const QProcessEnvironment* env = nullptr)
 {
     QProcess p;
+    if (env)
+        p.setProcessEnvironment(*env);
     p.start(QStringLiteral(RIGSCOPE_BINARY), args);
     Output o;
     if (!p.waitForFinished(120000)) {
@@ -80,6 +83,8 @@ private slots:
     void badInputsExitTwoWithOneLine();
     void realAssetAuditSeesRawWeights();
     void skinnedMeshIgnoresNodeTransform();
+    void helpAndVersionNeedNoDisplay_data();
+    void helpAndVersionNeedNoDisplay();
 
 private:
     QTemporaryDir m_dir;
@@ -272,6 +277,44 @@ void TestReportCli::skinnedMeshIgnoresNodeTransform()
     QCOMPARE(pos.size(), base);
     QVERIFY2(nodeScale > 50.0, qPrintable(QString::number(nodeScale))); // the node transform is really there
     QVERIFY2(maxDiff < 1e-4, qPrintable(QString::number(maxDiff)));
+}
+
+void TestReportCli::helpAndVersionNeedNoDisplay_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("firstLine");
+    QTest::newRow("--help") << QStringList{"--help"} << "Usage: rigscope [options] [file]";
+    QTest::newRow("-h") << QStringList{"-h"} << "Usage: rigscope [options] [file]";
+    QTest::newRow("help") << QStringList{"help"} << "Usage: rigscope [options] [file]";
+    QTest::newRow("--version") << QStringList{"--version"} << "rigscope " RIGSCOPE_VERSION " (Qt ";
+    QTest::newRow("help report") << QStringList{"help", "report"} << "Usage: rigscope report [options] <file | --sample NAME>";
+    QTest::newRow("report --help") << QStringList{"report", "--help"} << "Usage: rigscope report [options] <file | --sample NAME>";
+    QTest::newRow("help bench") << QStringList{"help", "bench"} << "Usage: rigscope bench [options]";
+    QTest::newRow("bench --help") << QStringList{"bench", "--help"} << "Usage: rigscope bench [options]";
+}
+
+void TestReportCli::helpAndVersionNeedNoDisplay()
+{
+    // No display and the X11 platform forced: anything that opened a window system connection would fail.
+    QFETCH(QStringList, args);
+    QFETCH(QString, firstLine);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("xcb"));
+    const Output o = runRigscope(args, &env);
+    QCOMPARE(o.exitCode, 0);
+    QVERIFY2(o.err.isEmpty(), o.err.constData());
+    const QString text = QString::fromUtf8(o.out);
+    QVERIFY2(text.startsWith(firstLine), qPrintable(text));
+    QVERIFY2(!text.contains(QLatin1String("<executable_name>")), qPrintable(text));
+    if (args.contains(QLatin1String("report")))
+        for (const char* option : {"--sample", "--pose", "--methods", "--per-vertex", "--json", "--influences", "--device"})
+            QVERIFY2(text.contains(QLatin1String(option)), option);
+    // An unknown command is an error naming it.
+    const Output bad = runRigscope({"help", "frobnicate"}, &env);
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.err.contains("no command 'frobnicate'"));
 }
 
 QTEST_GUILESS_MAIN(TestReportCli)

@@ -97,6 +97,20 @@ Viewport::Viewport(Api preferred) : m_api(preferred), m_res(std::make_unique<Res
             qWarning("rigscope: no Vulkan instance (%d); falling back to OpenGL", int(m_vulkan->errorCode()));
             m_vulkan.reset();
             m_api = Api::OpenGL;
+        } else {
+            // An instance is not a device: probe one (without a window) before the window commits to a Vulkan surface,
+            // and fall back to OpenGL when none can be created or it has no compute shaders.
+            QRhiVulkanInitParams params;
+            params.inst = m_vulkan.get();
+            std::unique_ptr<QRhi> probe(QRhi::create(QRhi::Vulkan, &params));
+            const bool usable = probe && probe->isFeatureSupported(QRhi::Compute);
+            if (!usable) {
+                qWarning("rigscope: %s; falling back to OpenGL",
+                         probe ? "the Vulkan device has no compute shaders" : "no Vulkan device could be created");
+                probe.reset();
+                m_vulkan.reset();
+                m_api = Api::OpenGL;
+            }
         }
     }
     if (m_api == Api::Vulkan) {
