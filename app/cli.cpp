@@ -218,7 +218,7 @@ int runReport(int argc, char** argv)
     } else {
         rig::evaluate(rigData, runtime, resolved.value(), methodList.value(), settings, eval);
     }
-    const rig::Audit audit = rig::auditRig(rigData);
+    const rig::Audit audit = rig::auditRig(rigData, runtime.bind);
 
     if (!p.isSet(json)) {
         printSummary(std::cout, rigData, eval, audit);
@@ -418,11 +418,11 @@ int runBench(int argc, char** argv)
             job.method = rig::Method::Linear;
             job.run();
             const std::vector<glm::vec3> skinned = outP;
-            rig::RebuildScratch scratch;
+            rig::ReferenceScratch scratch;
             auto rebuildRate = [&](unsigned threads) {
                 const rig::ScopedThreadLimit limit(threads);
                 return rate(bestTime(secs, [&] {
-                    rig::rebuildFrames(skinned, mesh.uvs, mesh.indices, mr.smoothingGroups, outN, outT, scratch);
+                    rig::rebuildMeshFrames(rt.reference, skinned, mesh.uvs, mesh.indices, outN, outT, scratch);
                 }));
             };
             const double r1 = rebuildRate(1);

@@ -18,7 +18,7 @@ std::shared_ptr<LoadedRig> finish(rig::Rig&& r, int influences, const QString& p
     auto loaded = std::make_shared<LoadedRig>();
     loaded->rig = std::move(r);
     loaded->runtime = rig::buildRuntime(loaded->rig, influences);
-    loaded->audit = rig::auditRig(loaded->rig);
+    loaded->audit = rig::auditRig(loaded->rig, loaded->runtime.bind);
     loaded->path = path;
     loaded->displayName = name;
     return loaded;

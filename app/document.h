@@ -18,6 +18,7 @@
 
 namespace app {
 
+using viewer::ErrorMeasure;
 using viewer::Material;
 using viewer::Overlay;
 using viewer::Shading;

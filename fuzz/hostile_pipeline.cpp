@@ -236,7 +236,7 @@ Outcome runFile(const uint8_t* data, size_t size, const std::string& formatHint,
             return o;
         }
     const bool perVertex = o.vertices <= perVertexLimit;
-    const rig::Audit audit = rig::auditRig(rig);
+    const rig::Audit audit = rig::auditRig(rig, rt4.bind);
     if (auto p = auditProblem(audit); !p.empty()) {
         o.problem = p;
         return o;

@@ -1,5 +1,8 @@
-// Errors pass (rig/metrics.h): the angle in degrees between the method's direction and the reference,
-// atan2(|a × b|, a · b); -1 (undefined, never NaN) when either is not a unit direction or the mesh has no tangents.
+// Errors pass (rig/analysis/metrics.h, carried.h): the angle in degrees between the method's direction and the
+// reference, atan2(|a × b|, a · b); -1 (undefined, never NaN) when either is not a unit direction or the mesh has no
+// tangents. Also against the reference carried from the bind pose: R · authored, R = F_p F_bᵀ (frames (t, n × t, n) of
+// the rebuilt reference at the bind pose and now), the minimal rotation between the rebuilt normals when a tangent is
+// undefined, the identity when both frames are the same.
 // For Method::Rebuilt (7) the method's directions ARE the reference: they are copied into the output buffers first.
 #version 440
 
@@ -29,8 +32,12 @@ layout(std430, binding = 2) buffer NormalBuffer { vec4 normals[]; };
 layout(std430, binding = 3) buffer TangentBuffer { vec4 tangents[]; };
 layout(std430, binding = 4) readonly buffer ReferenceNormalBuffer { vec4 referenceNormals[]; };
 layout(std430, binding = 5) readonly buffer ReferenceTangentBuffer { vec4 referenceTangents[]; };
-// (normal error, tangent error) in degrees per vertex.
-layout(std430, binding = 6) writeonly buffer ErrorBuffer { vec2 errors[]; };
+// (normal error, tangent error, skinning normal error, skinning tangent error) in degrees per vertex.
+layout(std430, binding = 6) writeonly buffer ErrorBuffer { vec4 errors[]; };
+// The reference at the bind pose: [0, N) normals, [N, 2N) tangents (zero when undefined or none).
+layout(std430, binding = 7) readonly buffer BindReferenceBuffer { vec4 bindReference[]; };
+// The authored (rest) attributes: [0, N) positions, [N, 2N) normals, [2N, 3N) tangents.
+layout(std430, binding = 8) readonly buffer RestBuffer { vec4 rest[]; };
 
 bool isFiniteF(float x)
 {
@@ -41,6 +48,36 @@ bool isDefined(vec3 v)
 {
     const float len2 = dot(v, v);
     return isFiniteF(len2) && len2 > 0.25;
+}
+
+vec3 safeNormalize(vec3 v)
+{
+    const float len2 = dot(v, v);
+    if (!isFiniteF(len2) || !(len2 >= 1e-24))
+        return vec3(0.0);
+    return v * (1.0 / sqrt(len2));
+}
+
+vec3 perpendicular(vec3 a)
+{
+    const vec3 helper = abs(a.x) < 0.9 ? vec3(1.0, 0.0, 0.0) : vec3(0.0, 1.0, 0.0);
+    return normalize(cross(a, helper));
+}
+
+mat3 minimalRotation(vec3 a, vec3 b)
+{
+    const vec3 axis = cross(a, b);
+    const float s = length(axis);
+    const float c = dot(a, b);
+    if (s < 1e-7) {
+        if (c > 0.0)
+            return mat3(1.0);
+        const vec3 k = perpendicular(a);
+        return 2.0 * outerProduct(k, k) - mat3(1.0);
+    }
+    const vec3 k = axis / s;
+    const mat3 K = mat3(vec3(0.0, k.z, -k.y), vec3(-k.z, 0.0, k.x), vec3(k.y, -k.x, 0.0));
+    return mat3(1.0) + s * K + (1.0 - c) * (K * K);
 }
 
 float angleDeg(vec3 a, vec3 b)
@@ -74,5 +111,23 @@ void main()
     }
     const float en = angleDeg(n.xyz, rn.xyz);
     const float et = hasTangents ? angleDeg(t.xyz, rt.xyz) : -1.0;
-    errors[v] = vec2(en, et);
+
+    // The reference carried from the bind pose.
+    const uint N = params.vertexCount;
+    const vec3 nb = bindReference[v].xyz, tb = bindReference[N + v].xyz;
+    const vec3 np = rn.xyz, tp = rt.xyz;
+    float esn = -1.0, est = -1.0;
+    if (isDefined(nb) && isDefined(np)) {
+        mat3 r;
+        if (nb == np && tb == tp)
+            r = mat3(1.0);
+        else if (isDefined(tb) && isDefined(tp))
+            r = mat3(tp, cross(np, tp), np) * transpose(mat3(tb, cross(nb, tb), nb));
+        else
+            r = minimalRotation(nb, np);
+        esn = angleDeg(n.xyz, r * safeNormalize(rest[N + v].xyz));
+        if (hasTangents)
+            est = angleDeg(t.xyz, r * safeNormalize(rest[2u * N + v].xyz));
+    }
+    errors[v] = vec4(en, et, esn, est);
 }

@@ -5,7 +5,8 @@ layout(location = 0) in vec3 vWorld;
 layout(location = 1) in vec3 vNormal;
 layout(location = 2) in vec4 vTangent;
 layout(location = 3) in vec2 vUv;
-layout(location = 4) in vec2 vError;
+layout(location = 4) in vec4 vError;
+layout(location = 6) in float vHandedness;
 layout(location = 5) in float vSelected;
 
 layout(location = 0) out vec4 fragColor;
@@ -45,9 +46,16 @@ void main()
     if (!undefinedNormal && dot(n, viewDir) < 0.0)
         n = -n;
 
-    if (mode == 1 || mode == 2) {
-        float e = mode == 1 ? vError.x : vError.y;
+    // 1, 2: normal / tangent error; 5, 6: the same against the reference carried from the bind pose.
+    if (mode == 1 || mode == 2 || mode == 5 || mode == 6) {
+        float e = mode == 1 ? vError.x : mode == 2 ? vError.y : mode == 5 ? vError.z : vError.w;
         vec3 c = heat(e, ubo.params.x);
+        fragColor = vec4(mix(c, vec3(1.0), vSelected), 1.0);
+        return;
+    }
+    // 4: tangent handedness against the reference: red where they disagree, green where they agree.
+    if (mode == 4) {
+        vec3 c = vHandedness < -0.5 ? vec3(0.55, 0.25, 0.6) : vHandedness > 0.5 ? vec3(0.9, 0.12, 0.1) : vec3(0.1, 0.75, 0.2);
         fragColor = vec4(mix(c, vec3(1.0), vSelected), 1.0);
         return;
     }

@@ -18,13 +18,14 @@ layout(std430, binding = 2) readonly buffer Normals { vec4 normals[]; };
 layout(std430, binding = 3) readonly buffer Tangents { vec4 tangents[]; };
 layout(std430, binding = 4) readonly buffer RefNormals { vec4 refNormals[]; };
 layout(std430, binding = 5) readonly buffer RefTangents { vec4 refTangents[]; };
-layout(std430, binding = 6) readonly buffer Errors { vec2 errors[]; };
+layout(std430, binding = 6) readonly buffer Errors { vec4 errors[]; };
 
 layout(location = 0) out vec3 vWorld;
 layout(location = 1) out vec3 vNormal;
 layout(location = 2) out vec4 vTangent;
 layout(location = 3) out vec2 vUv;
-layout(location = 4) out vec2 vError;
+layout(location = 4) out vec4 vError;
+layout(location = 6) out float vHandedness;
 layout(location = 5) out float vSelected;
 
 void main()
@@ -39,6 +40,9 @@ void main()
     vWorld = p;
     vUv = inUv;
     vError = errors[v];
+    // Tangent handedness of the method against the reference: 1 disagree, 0 agree, -1 undefined.
+    const vec4 mt = tangents[v], rt = refTangents[v];
+    vHandedness = (dot(mt.xyz, mt.xyz) > 0.25 && dot(rt.xyz, rt.xyz) > 0.25) ? ((mt.w < 0.0) != (rt.w < 0.0) ? 1.0 : 0.0) : -1.0;
     vSelected = (float(v) == ubo.params.w) ? 1.0 : 0.0;
     gl_Position = ubo.viewProj * vec4(p, 1.0);
 }

@@ -467,7 +467,8 @@ private slots:
         QCOMPARE(e->gpu.mirroredJoints, e->cpu.mirroredJoints);
         QCOMPARE(e->gpu.singularJoints, e->cpu.singularJoints);
 
-        Tally positions, normals, tangents, refNormals, refTangents, normalErrors, tangentErrors, flags, bounds, morphed;
+        Tally positions, normals, tangents, refNormals, refTangents, normalErrors, tangentErrors, skinningErrors, flags,
+            bounds, morphed;
         Tally tolerated; // mismatches at ill-conditioned vertices
         std::map<std::pair<size_t, size_t>, double> illConditioned; // (mesh, vertex) -> conditioning
         double toleratedErrorDelta[2] = {0.0, 0.0};                 // largest normal / tangent error difference there
@@ -487,6 +488,8 @@ private slots:
             QCOMPARE(gf.tangents.size(), cf.tangents.size());
             QCOMPARE(gs.referenceTangents.size(), cs.referenceTangents.size());
             QCOMPARE(gf.normalErrorDeg.size(), n);
+            QCOMPARE(gf.skinningNormalErrorDeg.size(), n);
+            QCOMPARE(gf.skinningTangentErrorDeg.size(), n);
             QCOMPARE(gf.tangentErrorDeg.size(), n);
             QCOMPARE(gf.flags.size(), n);
 
@@ -503,7 +506,14 @@ private slots:
                 ghi = glm::max(ghi, gs.positions[v]);
             }
             const double tol = kPositionRel * extent;
-            const Conditioning cond = conditioning(mesh, cs.positions, e->runtime.meshes[mi].smoothingGroups);
+            // The mesh's smoothing groups (a group's members in other meshes do not count for conditioning here).
+            std::vector<uint32_t> groups(n);
+            const uint32_t vb = e->runtime.reference.vertexBegin[mi];
+            for (size_t v = 0; v < n; ++v) {
+                const uint32_t rep = e->runtime.reference.group[vb + v];
+                groups[v] = rep >= vb && rep < vb + n ? rep - vb : uint32_t(v);
+            }
+            const Conditioning cond = conditioning(mesh, cs.positions, groups);
             const Conditioning mcond = methodConditioning(m, mesh, e->runtime.meshes[mi], cm);
             // Routes a mismatch at an ill-conditioned vertex to the tolerated tally: `reference` and `method` say
             // which of the two directions the compared value depends on.
@@ -571,6 +581,11 @@ private slots:
                            gf.normalErrorDeg[v]);
                 errorValue(pick(tangentErrors, v, true, true, true), "tangent error", v, cf.tangentErrorDeg[v],
                            gf.tangentErrorDeg[v]);
+                // Against the reference carried from the bind pose (both devices carry the same bind reference).
+                errorValue(pick(skinningErrors, v, false, true, true), "skinning normal error", v,
+                           cf.skinningNormalErrorDeg[v], gf.skinningNormalErrorDeg[v]);
+                errorValue(pick(skinningErrors, v, true, true, true), "skinning tangent error", v,
+                           cf.skinningTangentErrorDeg[v], gf.skinningTangentErrorDeg[v]);
                 if (tolerated.count != toleratedHere) {
                     for (int which = 0; which < 2; ++which) {
                         const float c = which == 0 ? cf.normalErrorDeg[v] : cf.tangentErrorDeg[v];
@@ -615,7 +630,8 @@ private slots:
         const QList<QPair<const char*, Tally*>> all = {
             {"positions", &positions},     {"normals", &normals},           {"tangents", &tangents},
             {"reference normals", &refNormals}, {"reference tangents", &refTangents},
-            {"normal errors", &normalErrors}, {"tangent errors", &tangentErrors}, {"flags", &flags},
+            {"normal errors", &normalErrors}, {"tangent errors", &tangentErrors}, {"skinning errors", &skinningErrors},
+            {"flags", &flags},
             {"bounds", &bounds},           {"morph", &morphed}};
         QStringList report;
         for (const auto& [what, t] : all)
@@ -656,6 +672,10 @@ private slots:
         }
         QCOMPARE(gst.dqFallbackVertices, cst.dqFallbackVertices);
         QCOMPARE(gst.singularVertices, cst.singularVertices);
+        // Handedness is counted from each device's own tangents (w is copied, never computed, by the skinning passes;
+        // the reference's w is rebuilt on each device).
+        if (illConditioned.empty())
+            QCOMPARE(gst.handednessMismatches, cst.handednessMismatches);
         Q_UNUSED(definedNormalErrors);
     }
 
@@ -773,7 +793,7 @@ private slots:
         QVERIFY(deformer.isDirty());
 
         const size_t n = deformer.vertexCount();
-        auto readBack = [&](std::vector<glm::vec4>& pos, std::vector<glm::vec4>& nrm, std::vector<glm::vec2>& errs) {
+        auto readBack = [&](std::vector<glm::vec4>& pos, std::vector<glm::vec4>& nrm, std::vector<glm::vec4>& errs) {
             QRhiCommandBuffer* cb = nullptr;
             QCOMPARE(rhi->beginOffscreenFrame(&cb), QRhi::FrameOpSuccess);
             deformer.record(cb);
@@ -782,7 +802,7 @@ private slots:
             QRhiResourceUpdateBatch* u = rhi->nextResourceUpdateBatch();
             u->readBackBuffer(deformer.positionsBuffer(), 0, int(n * 16), &p);
             u->readBackBuffer(deformer.normalsBuffer(), 0, int(n * 16), &nr);
-            u->readBackBuffer(deformer.errorsBuffer(), 0, int(n * 8), &er);
+            u->readBackBuffer(deformer.errorsBuffer(), 0, int(n * 16), &er);
             cb->resourceUpdate(u);
             QCOMPARE(rhi->endOffscreenFrame(), QRhi::FrameOpSuccess);
             QCOMPARE(size_t(p.data.size()), n * 16);
@@ -791,7 +811,7 @@ private slots:
             errs.resize(n);
             std::memcpy(pos.data(), p.data.constData(), n * 16);
             std::memcpy(nrm.data(), nr.data.constData(), n * 16);
-            std::memcpy(errs.data(), er.data.constData(), n * 8);
+            std::memcpy(errs.data(), er.data.constData(), n * 16);
         };
         auto check = [&](const rig::Pose& pose, Method m, bool morphNormals) {
             auto resolved = rig::resolvePose(c.rig, pose);
@@ -800,8 +820,7 @@ private slots:
             settings.morphNormals = morphNormals;
             rig::Evaluation cpu;
             rig::evaluate(c.rig, runtime, resolved.value(), std::vector<Method>{m}, settings, cpu);
-            std::vector<glm::vec4> pos, nrm;
-            std::vector<glm::vec2> errs;
+            std::vector<glm::vec4> pos, nrm, errs;
             readBack(pos, nrm, errs);
             const rig::MeshEvaluation& me = cpu.meshes[0];
             size_t bad = 0;
@@ -809,12 +828,15 @@ private slots:
                 const glm::vec3 cp = me.surfaceOf(m).positions[v];
                 const glm::vec3 cn = me.methods[size_t(m)].normals[v];
                 const float ce = me.methods[size_t(m)].normalErrorDeg[v];
+                const float cs = me.methods[size_t(m)].skinningNormalErrorDeg[v];
                 if (glm::length(glm::vec3(pos[v]) - cp) > 1e-4f)
                     ++bad;
                 if (rig::isDefined(cn) != rig::isDefined(glm::vec3(nrm[v])) ||
                     (rig::isDefined(cn) && angleBetween(cn, glm::vec3(nrm[v])) > kDirectionDeg))
                     ++bad;
                 if ((ce < 0.0f) != (errs[v].x < 0.0f) || (ce >= 0.0f && std::fabs(ce - errs[v].x) > kErrorDeg))
+                    ++bad;
+                if ((cs < 0.0f) != (errs[v].z < 0.0f) || (cs >= 0.0f && std::fabs(cs - errs[v].z) > kErrorDeg))
                     ++bad;
             }
             QVERIFY2(bad == 0, qPrintable(QStringLiteral("%1 mismatches after switching to %2")
@@ -915,7 +937,10 @@ private slots:
         bool sawNonZero = false;
         for (const QString& method : cm.keys()) {
             const QJsonObject c = cm.value(method).toObject(), g = gm.value(method).toObject();
-            for (const QString& which : {QStringLiteral("normal_error_deg"), QStringLiteral("tangent_error_deg")}) {
+            for (const QString& which : {QStringLiteral("normal_error_deg"), QStringLiteral("tangent_error_deg"),
+                                         QStringLiteral("skinning_normal_error_deg"),
+                                         QStringLiteral("skinning_tangent_error_deg")}) {
+                QVERIFY2(c.contains(which) && g.contains(which), qPrintable(which));
                 const QJsonObject cs = c.value(which).toObject(), gs = g.value(which).toObject();
                 for (const QString& stat : {QStringLiteral("max"), QStringLiteral("mean"), QStringLiteral("p95")}) {
                     QCOMPARE(gs.value(stat).isNull(), cs.value(stat).isNull());
@@ -927,6 +952,7 @@ private slots:
                 QCOMPARE(gs.value(QStringLiteral("histogram")), cs.value(QStringLiteral("histogram")));
             }
             QCOMPARE(g.value(QStringLiteral("singular_vertices")), c.value(QStringLiteral("singular_vertices")));
+            QCOMPARE(g.value(QStringLiteral("handedness_mismatches")), c.value(QStringLiteral("handedness_mismatches")));
             QCOMPARE(g.value(QStringLiteral("linear_fallback_vertices")), c.value(QStringLiteral("linear_fallback_vertices")));
         }
         QVERIFY(sawNonZero); // the stretched ramp has real errors (linear: 36.87°)

@@ -19,9 +19,8 @@ Rebuilt rebuild(const std::vector<glm::vec3>& p, const std::vector<glm::vec2>& u
     Rebuilt r;
     r.normals.resize(p.size());
     r.tangents.resize(p.size());
-    RebuildScratch scratch;
-    const std::vector<uint32_t> groups = buildSmoothingGroups(p, restNormals);
-    rebuildFrames(p, uv, idx, groups, r.normals, r.tangents, scratch);
+    ReferenceScratch scratch;
+    rebuildMeshFrames(buildMeshTopology(p, restNormals, idx), p, uv, idx, r.normals, r.tangents, scratch);
     return r;
 }
 
@@ -118,9 +117,8 @@ void TestReference::uvSeamWeldedHardEdgeKept()
     const Rebuilt b = rebuild(p, {}, idx, hard);
     RS_COMPARE_NEAR(angleDeg(b.normals[1], glm::vec3(0, 1, 0)), 0.0, 1e-5);
     RS_COMPARE_NEAR(angleDeg(b.normals[4], wall), 0.0, 1e-5);
-    const std::vector<uint32_t> groups = buildSmoothingGroups(p, hard);
-    QCOMPARE(groups[4], 4u);
-    QCOMPARE(buildSmoothingGroups(p, seam)[4], 1u);
+    QCOMPARE(buildMeshTopology(p, hard, idx).group[4], 4u);
+    QCOMPARE(buildMeshTopology(p, seam, idx).group[4], 1u);
 }
 
 void TestReference::angleAccuracyNearZero()

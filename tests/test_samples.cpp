@@ -39,9 +39,9 @@ Frames rebuilt(const Mesh& mesh, const std::vector<glm::vec3>& positions)
     Frames f;
     f.normals.resize(mesh.vertexCount());
     f.tangents.resize(mesh.vertexCount());
-    const std::vector<uint32_t> groups = buildSmoothingGroups(mesh.positions, mesh.normals);
-    RebuildScratch scratch;
-    rebuildFrames(positions, mesh.uvs, mesh.indices, groups, f.normals, f.tangents, scratch);
+    ReferenceScratch scratch;
+    rebuildMeshFrames(buildMeshTopology(mesh.positions, mesh.normals, mesh.indices), positions, mesh.uvs, mesh.indices,
+                      f.normals, f.tangents, scratch);
     return f;
 }
 
@@ -555,7 +555,7 @@ private slots:
         QCOMPARE(counts[3], size_t(45));
         QCOMPARE(counts[4], size_t(45));
         // Hard edges: the slope/bottom edge (x = 0) has two vertices per position with different normals.
-        const std::vector<uint32_t> groups = buildSmoothingGroups(m.positions, m.normals);
+        const std::vector<uint32_t> groups = buildMeshTopology(m.positions, m.normals, m.indices).group;
         size_t distinct = 0;
         for (size_t v = 0; v < groups.size(); ++v)
             distinct += groups[v] == v ? 1 : 0;

@@ -98,7 +98,7 @@ void GpuDeformer::release()
     QRhiBuffer** buffers[] = {&m_paramsBuffer, &m_layout,    &m_rest,      &m_uvs,        &m_targets,     &m_weights,
                               &m_deltas,       &m_paletteBuffer, &m_influences, &m_gradients, &m_triangles,
                               &m_adjacency,    &m_morphed,   &m_faces,     &m_partials,   &m_positions,   &m_normals,
-                              &m_tangents,     &m_refNormals, &m_refTangents, &m_errors,  &m_flags,       &m_bounds,
+                              &m_tangents,     &m_refNormals, &m_refTangents, &m_errors,  &m_flags,       &m_bounds, &m_bindReference,
                               &m_indices};
     for (QRhiBuffer** b : buffers)
         deleteResource(*b);
@@ -160,8 +160,6 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
         if (mr.gradients.offsets.size() != n + 1 || mr.gradients.joints.size() != mr.gradients.gradients.size() ||
             mr.gradients.offsets.back() > mr.gradients.joints.size())
             return fail(where + "weight gradient size mismatch");
-        if (mr.smoothingGroups.size() != n)
-            return fail(where + "smoothing group size mismatch");
         for (uint32_t idx : mesh.indices)
             if (idx >= n)
                 return fail(where + "triangle index out of range");
@@ -337,40 +335,30 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     if (deltas.empty())
         deltas.assign(4, 0.0f);
 
-    // Adjacency for the reference gather: group representatives, the group triangle lists (normals) and every
-    // vertex's own triangle list (tangents), both CSR, triangles in increasing order with multiplicity — the order in
-    // which the CPU's scatter (rig::rebuildFrames) adds them.
-    std::vector<uint32_t> groupOf(N);
+    // Adjacency for the reference gather: the runtime's topology over all meshes (rig/analysis/reference.h), whose
+    // global numbering is this deformer's: the group representative of every vertex, the group triangle lists
+    // (normals) and every vertex's own triangle list (tangents), both CSR, triangles in increasing order with
+    // multiplicity — the order in which the CPU's gather adds them.
+    const rig::ReferenceTopology& topo = runtime.reference;
+    if (runtime.bind.size() != meshCount)
+        return fail("the bind reference does not match the rig");
     for (size_t m = 0; m < meshCount; ++m)
-        for (size_t v = 0; v < m_meshes[m].vertexCount; ++v)
-            groupOf[m_meshes[m].vertexBegin + v] = m_meshes[m].vertexBegin + runtime.meshes[m].smoothingGroups[v];
-    std::vector<uint32_t> normalOffsets(N + 1, 0), tangentOffsets(N + 1, 0);
-    for (size_t t = 0; t < T; ++t)
-        for (int c = 0; c < 3; ++c) {
-            const uint32_t v = tris[4 * t + size_t(c)];
-            ++normalOffsets[groupOf[v] + 1];
-            ++tangentOffsets[v + 1];
-        }
-    for (size_t v = 0; v < N; ++v) {
-        normalOffsets[v + 1] += normalOffsets[v];
-        tangentOffsets[v + 1] += tangentOffsets[v];
-    }
+        if (runtime.bind[m].normals.size() != rig.meshes[m].vertexCount() ||
+            (!runtime.bind[m].tangents.empty() && runtime.bind[m].tangents.size() != rig.meshes[m].vertexCount()))
+            return fail("the bind reference does not match the rig");
+    if (topo.vertexCount() != N || topo.triangleCount() != T || topo.groupTriangleOffsets.size() != N + 1 ||
+        topo.vertexTriangleOffsets.size() != N + 1 || topo.groupTriangles.size() != 3 * T ||
+        topo.vertexTriangles.size() != 3 * T)
+        return fail("the reference topology does not match the rig");
     const size_t adjGroupBase = 0, adjNormalOffsetBase = N, adjTangentOffsetBase = 2 * N + 1;
     const size_t adjNormalListBase = 3 * N + 2, adjTangentListBase = adjNormalListBase + 3 * T;
     std::vector<uint32_t> adjacency(adjTangentListBase + 3 * T + 1, 0);
-    std::copy(groupOf.begin(), groupOf.end(), adjacency.begin() + ptrdiff_t(adjGroupBase));
-    std::copy(normalOffsets.begin(), normalOffsets.end(), adjacency.begin() + ptrdiff_t(adjNormalOffsetBase));
-    std::copy(tangentOffsets.begin(), tangentOffsets.end(), adjacency.begin() + ptrdiff_t(adjTangentOffsetBase));
-    {
-        std::vector<uint32_t> nFill(normalOffsets.begin(), normalOffsets.end() - 1);
-        std::vector<uint32_t> tFill(tangentOffsets.begin(), tangentOffsets.end() - 1);
-        for (size_t t = 0; t < T; ++t)
-            for (int c = 0; c < 3; ++c) {
-                const uint32_t v = tris[4 * t + size_t(c)];
-                adjacency[adjNormalListBase + nFill[groupOf[v]]++] = uint32_t(t);
-                adjacency[adjTangentListBase + tFill[v]++] = uint32_t(t);
-            }
-    }
+    std::copy(topo.group.begin(), topo.group.end(), adjacency.begin() + ptrdiff_t(adjGroupBase));
+    std::copy(topo.groupTriangleOffsets.begin(), topo.groupTriangleOffsets.end(), adjacency.begin() + ptrdiff_t(adjNormalOffsetBase));
+    std::copy(topo.vertexTriangleOffsets.begin(), topo.vertexTriangleOffsets.end(),
+              adjacency.begin() + ptrdiff_t(adjTangentOffsetBase));
+    std::copy(topo.groupTriangles.begin(), topo.groupTriangles.end(), adjacency.begin() + ptrdiff_t(adjNormalListBase));
+    std::copy(topo.vertexTriangles.begin(), topo.vertexTriangles.end(), adjacency.begin() + ptrdiff_t(adjTangentListBase));
 
     // --- GPU buffers --------------------------------------------------------------------------------------------
     const QRhiBuffer::UsageFlags storage = QRhiBuffer::StorageBuffer;
@@ -403,7 +391,8 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     make(m_tangents, output, N * 16);
     make(m_refNormals, output, N * 16);
     make(m_refTangents, output, N * 16);
-    make(m_errors, output, N * 8);
+    make(m_errors, output, N * 16);
+    make(m_bindReference, storage, 2 * N * 16);
     make(m_flags, output, N * 4);
     make(m_bounds, output, meshCount * 32);
     make(m_indices, QRhiBuffer::IndexBuffer, indices.size() * 4);
@@ -427,6 +416,19 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     upload(m_triangles, tris);
     upload(m_adjacency, adjacency);
     upload(m_indices, indices);
+    {
+        // The reference at the bind pose (rig::RigRuntime::bind): normals, then tangents.
+        std::vector<float> bind(8 * std::max<size_t>(N, 1), 0.0f);
+        for (size_t m = 0; m < meshCount; ++m) {
+            const rig::BindReference& b = runtime.bind[m];
+            const size_t vb = m_meshes[m].vertexBegin;
+            for (size_t v = 0; v < b.normals.size(); ++v)
+                std::memcpy(&bind[4 * (vb + v)], &b.normals[v], 12);
+            for (size_t v = 0; v < b.tangents.size(); ++v)
+                std::memcpy(&bind[4 * (N + vb + v)], &b.tangents[v], 16);
+        }
+        upload(m_bindReference, bind);
+    }
 
     m_params.assign(kParamCount, 0u);
     m_params[ParamInfluences] = uint32_t(k);
@@ -503,7 +505,8 @@ bool GpuDeformer::buildPipelines(std::string* error)
          {params, layout, B::bufferLoad(2, cs, m_partials), B::bufferStore(3, cs, m_bounds)}},
         {"deform_errors",
          {params, layout, B::bufferLoadStore(2, cs, m_normals), B::bufferLoadStore(3, cs, m_tangents),
-          B::bufferLoad(4, cs, m_refNormals), B::bufferLoad(5, cs, m_refTangents), B::bufferStore(6, cs, m_errors)}},
+          B::bufferLoad(4, cs, m_refNormals), B::bufferLoad(5, cs, m_refTangents), B::bufferStore(6, cs, m_errors),
+          B::bufferLoad(7, cs, m_bindReference), B::bufferLoad(8, cs, m_rest)}},
     };
     for (int p = 0; p < PassCount; ++p) {
         const QShader shader = loadShader(specs[p].shader);
@@ -564,8 +567,8 @@ void GpuDeformer::setPose(const rig::ResolvedPose& pose)
     if (!m_ready)
         return;
     const rig::Rig& rig = *m_rig;
-    rig::evaluateWorld(rig, pose, m_world);
-    rig::evaluatePalettes(rig, m_world, m_skinPalettes);
+    rig::evaluateWorld(rig, pose, m_world, &m_atBind);
+    rig::evaluatePalettes(rig, m_world, m_skinPalettes, &m_atBind);
     for (size_t i = 0; i < m_paletteSources.size(); ++i) {
         const PaletteSource& s = m_paletteSources[i];
         glm::mat4 m(1.0f);

@@ -20,7 +20,9 @@
 //                                        when the mesh has no tangents
 //   referenceNormalsBuffer()   vec4 × N  the rebuilt reference normals of these positions, w = 0; zero = undefined
 //   referenceTangentsBuffer()  vec4 × N  the rebuilt reference tangents, w = handedness; zero = undefined / none
-//   errorsBuffer()             vec2 × N  (normal error, tangent error) in degrees; -1 = undefined (never NaN)
+//   errorsBuffer()             vec4 × N  (normal error, tangent error, skinning normal error, skinning tangent
+//                                        error) in degrees; -1 = undefined (never NaN). The skinning errors are against
+//                                        the reference carried from the bind pose (rig/analysis/carried.h)
 //   flagsBuffer()              uint × N  rig::SkinFlag bits of the method
 //   boundsBuffer()             vec4 × 2M per mesh (min.xyz, 1 if it has vertices), (max.xyz, 0); an empty mesh has
 //                                        min = +3.4e38 > max = -3.4e38
@@ -166,6 +168,7 @@ private:
 
     // Per-pose CPU data, sized by setRig (setPose allocates nothing per vertex).
     std::vector<glm::mat4> m_world;
+    std::vector<uint8_t> m_atBind;
     std::vector<std::vector<glm::mat4>> m_skinPalettes;
     std::vector<glm::mat4> m_matrices;
     std::vector<rig::JointFrame> m_frames;
@@ -195,6 +198,7 @@ private:
     QRhiBuffer* m_refNormals = nullptr;
     QRhiBuffer* m_refTangents = nullptr;
     QRhiBuffer* m_errors = nullptr;
+    QRhiBuffer* m_bindReference = nullptr;
     QRhiBuffer* m_flags = nullptr;
     QRhiBuffer* m_bounds = nullptr;
     QRhiBuffer* m_indices = nullptr;

@@ -91,7 +91,7 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
         if (N > 0) {
             rb->readBackBuffer(deformer.normalsBuffer(), 0, int(N * 16), &normals);
             rb->readBackBuffer(deformer.tangentsBuffer(), 0, int(N * 16), &tangents);
-            rb->readBackBuffer(deformer.errorsBuffer(), 0, int(N * 8), &errors);
+            rb->readBackBuffer(deformer.errorsBuffer(), 0, int(N * 16), &errors);
             rb->readBackBuffer(deformer.flagsBuffer(), 0, int(N * 4), &flags);
             if (surface) {
                 rb->readBackBuffer(deformer.positionsBuffer(), 0, int(N * 16), &positions);
@@ -109,7 +109,7 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
 
         if (N > 0) {
             const bool sizesOk = size_t(normals.data.size()) == N * 16 && size_t(tangents.data.size()) == N * 16 &&
-                                 size_t(errors.data.size()) == N * 8 && size_t(flags.data.size()) == N * 4 &&
+                                 size_t(errors.data.size()) == N * 16 && size_t(flags.data.size()) == N * 4 &&
                                  (!surface || (size_t(positions.data.size()) == N * 16 &&
                                                size_t(refNormals.data.size()) == N * 16 &&
                                                size_t(refTangents.data.size()) == N * 16)) &&
@@ -122,7 +122,7 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
 
         const glm::vec4* nrm = asVec4(normals.data);
         const glm::vec4* tan = asVec4(tangents.data);
-        const glm::vec2* err = reinterpret_cast<const glm::vec2*>(errors.data.constData());
+        const glm::vec4* err = asVec4(errors.data);
         const uint32_t* flg = reinterpret_cast<const uint32_t*>(flags.data.constData());
         for (size_t m = 0; m < meshCount; ++m) {
             const rig::Mesh& mesh = rig.meshes[m];
@@ -142,9 +142,13 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
             if (requested) {
                 frames.normalErrorDeg.resize(n);
                 frames.tangentErrorDeg.resize(n);
+                frames.skinningNormalErrorDeg.resize(n);
+                frames.skinningTangentErrorDeg.resize(n);
                 for (size_t v = 0; v < n; ++v) {
                     frames.normalErrorDeg[v] = err[vb + v].x;
                     frames.tangentErrorDeg[v] = err[vb + v].y;
+                    frames.skinningNormalErrorDeg[v] = err[vb + v].z;
+                    frames.skinningTangentErrorDeg[v] = err[vb + v].w;
                 }
             }
             if (surface) {

@@ -8,8 +8,13 @@ namespace viewer {
 enum class ViewMode { Single, Quad };
 
 /// What the single view colours the mesh with. The quad view always shows: method (lit), reference (lit),
-/// normal-error heatmap, tangent-error heatmap.
-enum class Shading { Lit, NormalError, TangentError, Reference };
+/// normal-error heatmap, tangent-error heatmap. Handedness: red where the method's tangent handedness (w) disagrees
+/// with the reference's, green where it agrees.
+enum class Shading { Lit, NormalError, TangentError, Reference, Handedness };
+
+/// Which error the heatmaps show: against the reference rebuilt now (total), or against the reference carried from the
+/// bind pose (skinning: what authoring already differs by is left out; rig/analysis/carried.h).
+enum class ErrorMeasure { Total, Skinning };
 
 enum class Material { Plain, Bumps, Checker };
 
@@ -30,6 +35,7 @@ struct ViewSettings {
     unsigned overlays = OverlayNone;
     float lineLength = 0.04f;    ///< overlay line length, as a fraction of the bounding-box diagonal
     float heatmapMaxDeg = 45.0f; ///< red at and above this error
+    ErrorMeasure errorMeasure = ErrorMeasure::Total;
     bool morphNormals = true;
     int influences = 4;
 

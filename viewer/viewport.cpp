@@ -36,7 +36,16 @@ struct ViewBlock {
 };
 static_assert(sizeof(ViewBlock) == 16 * 4 + 5 * 16 + 16);
 
-enum MeshMode { ModeLit = 0, ModeNormalError = 1, ModeTangentError = 2, ModeReference = 3 };
+// The mesh shader's modes (shaders/mesh.frag).
+enum MeshMode {
+    ModeLit = 0,
+    ModeNormalError = 1,
+    ModeTangentError = 2,
+    ModeReference = 3,
+    ModeHandedness = 4,
+    ModeSkinningNormalError = 5,
+    ModeSkinningTangentError = 6,
+};
 enum LineSource { SourceVectors = 0, SourceSegments = 1, SourceMarker = 3 };
 
 QShader loadShader(const QString& name)
@@ -323,15 +332,17 @@ int viewRects(ViewMode mode, QSize size, ViewRect out[4])
 
 namespace {
 
-const char* shadingLabel(Shading s)
+QString shadingLabel(Shading s, ErrorMeasure measure)
 {
+    const QString from = measure == ErrorMeasure::Skinning ? QStringLiteral(" from skinning") : QString();
     switch (s) {
-    case Shading::Lit: return "lit";
-    case Shading::Reference: return "rebuilt reference";
-    case Shading::NormalError: return "normal error";
-    case Shading::TangentError: return "tangent error";
+    case Shading::Lit: return QStringLiteral("lit");
+    case Shading::Reference: return QStringLiteral("rebuilt reference");
+    case Shading::NormalError: return QStringLiteral("normal error") + from;
+    case Shading::TangentError: return QStringLiteral("tangent error") + from;
+    case Shading::Handedness: return QStringLiteral("tangent handedness (red: opposite to the reference)");
     }
-    return "";
+    return QString();
 }
 
 void drawLegend(QPainter& p, QRect r, float maxDeg)
@@ -375,12 +386,14 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
         const int hw = logical.width() / 2, hh = logical.height() / 2;
         labels.push_back({QRect(0, 0, hw, hh), method, false});
         labels.push_back({QRect(hw, 0, hw, hh), QStringLiteral("rebuilt reference"), false});
-        labels.push_back({QRect(0, hh, hw, hh), QStringLiteral("%1 · normal error").arg(method), true});
-        labels.push_back({QRect(hw, hh, hw, hh), QStringLiteral("%1 · tangent error").arg(method), true});
+        labels.push_back({QRect(0, hh, hw, hh),
+                          QStringLiteral("%1 · %2").arg(method, shadingLabel(Shading::NormalError, m_settings.errorMeasure)), true});
+        labels.push_back({QRect(hw, hh, hw, hh),
+                          QStringLiteral("%1 · %2").arg(method, shadingLabel(Shading::TangentError, m_settings.errorMeasure)), true});
     } else {
         const bool heat = m_settings.shading == Shading::NormalError || m_settings.shading == Shading::TangentError;
         labels.push_back({QRect(QPoint(0, 0), logical),
-                          QStringLiteral("%1 · %2").arg(method, QString::fromLatin1(shadingLabel(m_settings.shading))), heat});
+                          QStringLiteral("%1 · %2").arg(method, shadingLabel(m_settings.shading, m_settings.errorMeasure)), heat});
     }
     for (const Label& l : labels) {
         const QRect box(l.view.left() + 8, l.view.top() + 8, p.fontMetrics().horizontalAdvance(l.text) + 16, 22);
@@ -584,14 +597,18 @@ void Viewport::render()
     std::vector<Draw> draws;
     if (ready && r.indexCount > 0) {
         for (int v = 0; v < views; ++v) {
+            const bool skinning = m_settings.errorMeasure == ErrorMeasure::Skinning;
+            const int normalError = skinning ? ModeSkinningNormalError : ModeNormalError;
+            const int tangentError = skinning ? ModeSkinningTangentError : ModeTangentError;
             int mode = ModeLit;
             if (views == 4)
-                mode = v == 0 ? ModeLit : v == 1 ? ModeReference : v == 2 ? ModeNormalError : ModeTangentError;
+                mode = v == 0 ? ModeLit : v == 1 ? ModeReference : v == 2 ? normalError : tangentError;
             else
                 mode = m_settings.shading == Shading::Lit           ? ModeLit
                        : m_settings.shading == Shading::Reference   ? ModeReference
-                       : m_settings.shading == Shading::NormalError ? ModeNormalError
-                                                                    : ModeTangentError;
+                       : m_settings.shading == Shading::NormalError ? normalError
+                       : m_settings.shading == Shading::Handedness  ? ModeHandedness
+                                                                    : tangentError;
             draws.push_back({v, true, mode, 0, 0, r.meshSrb.get(), {}, 0.0f});
             const bool referenceView = mode == ModeReference;
             // In the four-view comparison the vectors belong to the two shaded views; the heatmaps stay readable.

@@ -5,6 +5,9 @@
 #include <limits>
 
 #include "rig/analysis/reference.h"
+#include "rig/model/math.h"
+
+#include <cassert>
 
 namespace rig {
 
@@ -70,8 +73,9 @@ const AuditFinding* Audit::find(const std::string& code, const std::string& mesh
     return nullptr;
 }
 
-Audit auditRig(const Rig& rig)
+Audit auditRig(const Rig& rig, std::span<const BindReference> bind)
 {
+    assert(bind.empty() || bind.size() == rig.meshes.size());
     Audit a;
     for (const ImportNote& note : rig.notes) {
         AuditFinding f;
@@ -166,6 +170,22 @@ Audit auditRig(const Rig& rig)
         emit(a, Sev::Warning, "degenerate-uv-triangle", label, degenerateUv,
              label + ": " + std::to_string(degenerateUv.count) +
                  " triangles have degenerate UVs (no UV tangent; they contribute nothing to tangents)");
+
+        // Tangent handedness as authored against the reference at the bind pose (authored tangents only: generated
+        // ones come from the same triangles). A mirrored UV island exported with the wrong sign breaks normal maps.
+        if (!bind.empty() && mesh.hasTangents() && !mesh.tangentsGenerated && bind[mi].tangents.size() == n) {
+            Counter handedness;
+            for (size_t v = 0; v < n; ++v) {
+                const glm::vec4& t = mesh.tangents[v];
+                const glm::vec4& r = bind[mi].tangents[v];
+                if (isDefined(glm::vec3(t)) && isDefined(glm::vec3(r)) && (t.w < 0.0f) != (r.w < 0.0f))
+                    handedness.hit(v);
+            }
+            emit(a, Sev::Warning, "tangent-handedness-mismatch", label, handedness,
+                 label + ": " + std::to_string(handedness.count) +
+                     " vertices have an authored tangent handedness (w) opposite to the one their UVs and triangles give "
+                     "at the bind pose (normal maps shade them inside out)");
+        }
 
         if (!mesh.isSkinned()) {
             a.meshes.push_back(ma);

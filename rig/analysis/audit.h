@@ -3,9 +3,11 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "rig/analysis/reference.h"
 #include "rig/model/model.h"
 
 namespace rig {
@@ -42,7 +44,9 @@ struct Audit {
 /// Tolerance on |Σw − 1| before a vertex counts as not normalised.
 inline constexpr double kWeightSumTolerance = 1e-3;
 
-Audit auditRig(const Rig& rig);
+/// The audit of the raw data. With `bind` (one BindReference per mesh, reference.h), also the tangent handedness as
+/// authored against the reference at the bind pose ("tangent-handedness-mismatch").
+Audit auditRig(const Rig& rig, std::span<const BindReference> bind = {});
 
 std::string_view severityName(AuditFinding::Severity s);
 

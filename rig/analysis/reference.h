@@ -2,13 +2,22 @@
 //
 // Definition (documented in the README):
 // - face normal c = (p1 - p0) × (p2 - p0) (its length is twice the area, so summing c is area weighting);
-// - a vertex's normal is the normalised sum of c over the triangles of its smoothing group. A smoothing group is the set
-//   of vertices at bit-identical bind positions whose rest normals agree within kHardEdgeDegrees: vertices split only by
-//   UV seams share one; authored hard edges (split vertices with different rest normals) stay hard;
+// - a vertex's normal is the normalised sum of c over the triangles of its smoothing group. A smoothing group is a
+//   connected set of vertices at bit-identical bind positions (in one space: the bind space shared by every skinned
+//   mesh, or the node space of an unskinned mesh) whose rest normals agree within kHardEdgeDegrees, over ALL meshes of
+//   the rig: vertices split by UV seams or by material (glTF primitives, Assimp meshes) share one; authored hard edges
+//   (split vertices with different rest normals) stay hard. Membership is transitive (union-find over every agreeing
+//   pair, so it does not depend on vertex order); the representative is the group's smallest global index;
 // - the face UV tangent T = (e1·dv2 - e2·dv1)/det and bitangent B = (e2·du1 - e1·du2)/det are summed per vertex
 //   (not welded) weighted by |c|; faces with |det| <= kMinUvDet contribute nothing to tangents;
 // - T is made perpendicular to the normal (Gram-Schmidt); handedness w = sign(dot(n × t, B)), +1 when that is 0;
 // - zero-area triangles contribute nothing; a vertex left with a zero sum is undefined: its output is the zero vector.
+// UVs are in the file's own convention (the importer undoes Assimp's V flip of glTF and X), so the handedness agrees
+// with the file's authored tangents on a correct file.
+//
+// The computation is a face pass (per triangle) and a gather (per vertex, over precomputed adjacency lists in increasing
+// triangle order): every output is independent of the thread count, and the GPU (shaders/deform_faces.comp,
+// deform_reference.comp) adds the same terms in the same order.
 #pragma once
 
 #include <cstddef>
@@ -18,30 +27,82 @@
 
 #include <glm/glm.hpp>
 
+#include "rig/model/model.h"
+
 namespace rig {
 
 inline constexpr float kHardEdgeDegrees = 1.0f;
 inline constexpr float kMinUvDet = 1e-12f;
+/// Vertices sharing one position beyond this many are welded by identical rest normals only (no angle test), so that a
+/// hostile file cannot make the pairwise test quadratic. Real rigs have a handful per position.
+inline constexpr size_t kMaxPairwiseWeld = 256;
 
-/// Returns, for every vertex, the index of the first vertex of its smoothing group (a vertex is its own
-/// representative when it shares its group with nobody). `normals` may be empty: then position alone groups.
-/// positions and (if non-empty) normals must hold the same count.
-std::vector<uint32_t> buildSmoothingGroups(std::span<const glm::vec3> positions, std::span<const glm::vec3> normals);
+/// The reference's topology over all meshes of a rig, in global numbering: vertex v of mesh m is vertexBegin[m] + v,
+/// its triangle t is triangleBegin[m] + t (meshes in file order). Built once per rig; read by the CPU gather and
+/// uploaded as is by the GPU deformer.
+struct ReferenceTopology {
+    std::vector<uint32_t> vertexBegin;   ///< per mesh, then the total
+    std::vector<uint32_t> triangleBegin; ///< per mesh, then the total
+    std::vector<uint32_t> group;         ///< per vertex: its smoothing group's representative
+    /// CSR, per vertex (non-empty for representatives only): every triangle of the group's members, increasing, with
+    /// multiplicity (a triangle that touches two members is listed twice, as it adds its normal twice).
+    std::vector<uint32_t> groupTriangleOffsets; ///< vertices + 1
+    std::vector<uint32_t> groupTriangles;
+    /// CSR, per vertex: its own triangles, increasing, with multiplicity.
+    std::vector<uint32_t> vertexTriangleOffsets; ///< vertices + 1
+    std::vector<uint32_t> vertexTriangles;
+    /// Groups that span more than one mesh (material seams), for reports.
+    size_t crossMeshGroups = 0;
 
-/// Caller-owned scratch for rebuildFrames, so that repeated calls allocate nothing once sized.
-struct RebuildScratch {
-    std::vector<glm::vec3> normalSums;
-    std::vector<glm::vec3> tangentSums;
-    std::vector<glm::vec3> bitangentSums;
+    size_t vertexCount() const { return group.size(); }
+    size_t triangleCount() const { return triangleBegin.empty() ? 0 : triangleBegin.back(); }
 };
 
-/// Rebuilds the reference frames of one mesh.
-/// positions: final positions (vertexCount); uvs: UV0 (vertexCount) or empty; indices: triangle list whose every
-/// index is < vertexCount; groups: from buildSmoothingGroups (vertexCount).
-/// outNormals must hold vertexCount elements; outTangents vertexCount elements, or be empty (then no tangents).
-/// With no UVs, every tangent is undefined (zero).
-void rebuildFrames(std::span<const glm::vec3> positions, std::span<const glm::vec2> uvs, std::span<const uint32_t> indices,
-                   std::span<const uint32_t> groups, std::span<glm::vec3> outNormals, std::span<glm::vec4> outTangents,
-                   RebuildScratch& scratch);
+/// The reference rebuilt at the bind pose (the authored positions, not morphed) of one mesh: the authoring baseline, the
+/// handedness audit and the frame the skinning error is carried from (carried.h).
+struct BindReference {
+    std::vector<glm::vec3> normals;
+    std::vector<glm::vec4> tangents; ///< empty when the mesh has no tangents
+};
+
+/// Builds the topology of every mesh of `rig` (positions, rest normals and indices as authored).
+ReferenceTopology buildReferenceTopology(const Rig& rig);
+
+/// The topology of one mesh alone; `normals` may be empty: then position alone groups (the importer's generation of
+/// missing normals).
+ReferenceTopology buildMeshTopology(std::span<const glm::vec3> positions, std::span<const glm::vec3> normals,
+                                    std::span<const uint32_t> indices);
+
+/// The topology of one mesh with smoothing groups given (groups[v]: the representative of v's group), for tools and tests
+/// that need groups the weld would not make.
+ReferenceTopology meshTopologyWithGroups(std::span<const uint32_t> indices, std::vector<uint32_t> groups);
+
+/// Per-triangle results of the face pass (global triangle numbering), caller-owned so that repeated rebuilds allocate
+/// nothing once sized.
+struct ReferenceScratch {
+    std::vector<glm::vec3> faceNormals;    ///< c
+    std::vector<glm::vec3> faceTangents;   ///< T·|c|, zero when the face has no usable UVs
+    std::vector<glm::vec3> faceBitangents; ///< B·|c|
+};
+
+/// Face pass of mesh `mesh`: positions are its final positions, uvs its UV0 (or empty), indices its triangle list.
+/// Sizes the scratch to the topology's triangle count.
+void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<const glm::vec3> positions,
+                  std::span<const glm::vec2> uvs, std::span<const uint32_t> indices, ReferenceScratch& scratch);
+
+/// Gather of mesh `mesh`, once rebuildFaces ran for every mesh (a group may take triangles of several meshes).
+/// outNormals holds the mesh's vertex count; outTangents too, or is empty (no tangents). Tangents need UVs: with
+/// hasUvs false they are undefined (zero).
+void gatherFrames(const ReferenceTopology& topology, size_t mesh, bool hasUvs, const ReferenceScratch& scratch,
+                  std::span<glm::vec3> outNormals, std::span<glm::vec4> outTangents);
+
+/// The bind references of every mesh of `rig` (its topology from buildReferenceTopology).
+std::vector<BindReference> rebuildBindReference(const Rig& rig, const ReferenceTopology& topology);
+
+/// rebuildFaces + gatherFrames for a topology of one mesh (buildMeshTopology): the importer's generation of missing
+/// normals and tangents, tools and tests.
+void rebuildMeshFrames(const ReferenceTopology& topology, std::span<const glm::vec3> positions,
+                       std::span<const glm::vec2> uvs, std::span<const uint32_t> indices, std::span<glm::vec3> outNormals,
+                       std::span<glm::vec4> outTangents, ReferenceScratch& scratch);
 
 } // namespace rig

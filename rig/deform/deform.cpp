@@ -4,7 +4,9 @@
 #include <cassert>
 #include <optional>
 
+#include "rig/analysis/carried.h"
 #include "rig/deform/morph.h"
+#include "rig/model/math.h"
 #include "rig/deform/parallel.h"
 #include "rig/analysis/reference.h"
 
@@ -21,12 +23,20 @@ void resize(std::vector<T>& v, size_t n)
         v.resize(n);
 }
 
-void rebuildSurface(const Mesh& mesh, const MeshRuntime& rt, Surface& s, RebuildScratch& scratch)
+/// The reference of one surface (the linear or the dual-quaternion positions of every mesh): the face pass of every
+/// mesh first, then the gathers, since a smoothing group can take triangles of several meshes.
+template <typename SurfaceOf>
+void rebuildReference(const Rig& rig, const RigRuntime& runtime, ReferenceScratch& scratch, SurfaceOf surfaceOf)
 {
-    resize(s.referenceNormals, mesh.vertexCount());
-    resize(s.referenceTangents, mesh.hasTangents() ? mesh.vertexCount() : 0);
-    rebuildFrames(s.positions, mesh.uvs, mesh.indices, rt.smoothingGroups, s.referenceNormals, s.referenceTangents,
-                  scratch);
+    for (size_t m = 0; m < rig.meshes.size(); ++m)
+        rebuildFaces(runtime.reference, m, surfaceOf(m).positions, rig.meshes[m].uvs, rig.meshes[m].indices, scratch);
+    for (size_t m = 0; m < rig.meshes.size(); ++m) {
+        const Mesh& mesh = rig.meshes[m];
+        Surface& s = surfaceOf(m);
+        resize(s.referenceNormals, mesh.vertexCount());
+        resize(s.referenceTangents, mesh.hasTangents() ? mesh.vertexCount() : 0);
+        gatherFrames(runtime.reference, m, !mesh.uvs.empty(), scratch, s.referenceNormals, s.referenceTangents);
+    }
 }
 
 } // namespace
@@ -48,8 +58,10 @@ RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex)
         mr.stream = buildInfluenceStream(mesh, joints, influencesPerVertex);
         mr.gradients = buildWeightGradients(mesh.positions, mesh.indices, mr.stream.joints, mr.stream.weights,
                                             influencesPerVertex);
-        mr.smoothingGroups = buildSmoothingGroups(mesh.positions, mesh.normals);
     }
+    rt.reference = buildReferenceTopology(rig);
+    rt.bind = rebuildBindReference(rig, rt.reference);
+    rt.baseline = computeBaseline(rig, rt.bind);
     return rt;
 }
 
@@ -58,10 +70,10 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
 {
     assert(runtime.meshes.size() == rig.meshes.size());
     out.methods.assign(methods.begin(), methods.end());
-    evaluateWorld(rig, pose, out.world);
+    evaluateWorld(rig, pose, out.world, &out.atBind);
 
     std::vector<std::vector<glm::mat4>>& skinPalettes = out.skinPalettes;
-    evaluatePalettes(rig, out.world, skinPalettes);
+    evaluatePalettes(rig, out.world, skinPalettes, &out.atBind);
 
     out.meshes.resize(rig.meshes.size());
     out.stats = {};
@@ -72,11 +84,44 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
     out.mirroredJoints.clear();
     out.singularJoints.clear();
     const bool wantDq = out.has(Method::DualQuaternion);
-    RebuildScratch& scratch = out.rebuildScratch;
 
-    for (size_t m = 0; m < rig.meshes.size(); ++m) {
+    // Each mesh's skinning context: its palette (and frames), its morphed bind-space attributes.
+    auto skinJob = [&](size_t m, Method method, Surface& surface, MethodFrames& frames) {
         const Mesh& mesh = rig.meshes[m];
         const MeshRuntime& rt = runtime.meshes[m];
+        MeshEvaluation& me = out.meshes[m];
+        const size_t n = mesh.vertexCount();
+        resize(surface.positions, n);
+        resize(frames.normals, n);
+        resize(frames.tangents, mesh.hasTangents() ? n : 0);
+        resize(frames.flags, n);
+        SkinJob job;
+        job.method = method;
+        job.palette = me.palette;
+        job.influencesPerVertex = rt.stream.perVertex;
+        job.joints = rt.stream.joints;
+        job.weights = rt.stream.weights;
+        job.gradients = rt.gradients.view();
+        job.positions = me.morphedPositions;
+        job.normals = me.morphedNormals;
+        job.tangents = me.morphedTangents;
+        job.outPositions = surface.positions;
+        job.outNormals = frames.normals;
+        job.outTangents = frames.tangents;
+        job.outFlags = frames.flags;
+        assert(job.validate());
+        parallelFor(n, kGrain, settings.threads, [&job](size_t b, size_t e) {
+            SkinJob part = job;
+            part.first = b;
+            part.last = e;
+            part.run();
+        });
+    };
+
+    // 1. Per mesh: palette, morph, and the positions every reference needs (linear; dual quaternion when asked).
+    for (size_t m = 0; m < rig.meshes.size(); ++m) {
+        const Mesh& mesh = rig.meshes[m];
+        [[maybe_unused]] const MeshRuntime& rt = runtime.meshes[m];
         MeshEvaluation& me = out.meshes[m];
         const size_t n = mesh.vertexCount();
         const bool tangents = mesh.hasTangents();
@@ -121,43 +166,24 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         assert(morph.validate());
         morph.run();
 
-        auto skin = [&](Method method, Surface& surface, MethodFrames& frames) {
-            resize(surface.positions, n);
-            resize(frames.normals, n);
-            resize(frames.tangents, tangents ? n : 0);
-            resize(frames.flags, n);
-            SkinJob job;
-            job.method = method;
-            job.palette = me.palette;
-            job.influencesPerVertex = rt.stream.perVertex;
-            job.joints = rt.stream.joints;
-            job.weights = rt.stream.weights;
-            job.gradients = rt.gradients.view();
-            job.positions = me.morphedPositions;
-            job.normals = me.morphedNormals;
-            job.tangents = me.morphedTangents;
-            job.outPositions = surface.positions;
-            job.outNormals = frames.normals;
-            job.outTangents = frames.tangents;
-            job.outFlags = frames.flags;
-            assert(job.validate());
-            parallelFor(n, kGrain, settings.threads, [&job](size_t b, size_t e) {
-                SkinJob part = job;
-                part.first = b;
-                part.last = e;
-                part.run();
-            });
-        };
-
         // Linear-blend positions (and linear frames) always: they carry the reference of every method but DQ.
-        MethodFrames& linearFrames = me.methods[size_t(Method::Linear)];
-        skin(Method::Linear, me.linear, linearFrames);
-        rebuildSurface(mesh, rt, me.linear, scratch);
-        if (wantDq) {
-            skin(Method::DualQuaternion, me.dualQuaternion, me.methods[size_t(Method::DualQuaternion)]);
-            rebuildSurface(mesh, rt, me.dualQuaternion, scratch);
-        }
+        skinJob(m, Method::Linear, me.linear, me.methods[size_t(Method::Linear)]);
+        if (wantDq)
+            skinJob(m, Method::DualQuaternion, me.dualQuaternion, me.methods[size_t(Method::DualQuaternion)]);
+    }
 
+    // 2. The references, over all meshes at once (smoothing groups cross mesh boundaries).
+    rebuildReference(rig, runtime, out.referenceScratch, [&](size_t m) -> Surface& { return out.meshes[m].linear; });
+    if (wantDq)
+        rebuildReference(rig, runtime, out.referenceScratch,
+                         [&](size_t m) -> Surface& { return out.meshes[m].dualQuaternion; });
+
+    // 3. Per mesh and method: the frames of the methods that share the linear positions, and every error.
+    for (size_t m = 0; m < rig.meshes.size(); ++m) {
+        const Mesh& mesh = rig.meshes[m];
+        MeshEvaluation& me = out.meshes[m];
+        const size_t n = mesh.vertexCount();
+        const bool tangents = mesh.hasTangents();
         for (Method method : methods) {
             MethodFrames& frames = me.methods[size_t(method)];
             const Surface& surface = me.surfaceOf(method);
@@ -167,7 +193,7 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
                 frames.flags.assign(n, SkinFlagNone);
             } else if (method != Method::Linear && method != Method::DualQuaternion) {
                 // Positions equal the linear ones: skin into a scratch surface, keep only the frames.
-                skin(method, me.scratch, frames);
+                skinJob(m, method, me.scratch, frames);
             }
             resize(frames.normalErrorDeg, n);
             resize(frames.tangentErrorDeg, n);
@@ -176,6 +202,22 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
                 angularErrors(frames.tangents, surface.referenceTangents, frames.tangentErrorDeg);
             else
                 std::fill(frames.tangentErrorDeg.begin(), frames.tangentErrorDeg.end(), kUndefinedError);
+
+            // Against the reference carried from the bind pose.
+            resize(frames.skinningNormalErrorDeg, n);
+            resize(frames.skinningTangentErrorDeg, n);
+            CarriedErrorJob carried;
+            carried.authoredNormals = mesh.normals;
+            carried.authoredTangents = mesh.tangents;
+            carried.bindNormals = runtime.bind[m].normals;
+            carried.bindTangents = runtime.bind[m].tangents;
+            carried.posedNormals = surface.referenceNormals;
+            carried.posedTangents = surface.referenceTangents;
+            carried.methodNormals = frames.normals;
+            carried.methodTangents = frames.tangents;
+            carried.outNormalErrorDeg = frames.skinningNormalErrorDeg;
+            carried.outTangentErrorDeg = frames.skinningTangentErrorDeg;
+            parallelFor(n, kGrain, settings.threads, [&carried](size_t b, size_t e) { carried.run(b, e); });
         }
     }
 
@@ -189,20 +231,32 @@ void computeStatistics(Evaluation& out)
     std::vector<float>& all = out.statsScratch;
     for (Method method : out.methods) {
         MethodStats& st = out.stats[size_t(method)];
-        for (int which = 0; which < 2; ++which) {
+        using Field = std::vector<float> MethodFrames::*;
+        const std::pair<Field, ErrorStats MethodStats::*> fields[] = {
+            {&MethodFrames::normalErrorDeg, &MethodStats::normal},
+            {&MethodFrames::tangentErrorDeg, &MethodStats::tangent},
+            {&MethodFrames::skinningNormalErrorDeg, &MethodStats::skinningNormal},
+            {&MethodFrames::skinningTangentErrorDeg, &MethodStats::skinningTangent}};
+        for (const auto& [field, stat] : fields) {
             all.clear();
             for (const MeshEvaluation& me : out.meshes) {
-                const MethodFrames& f = me.methods[size_t(method)];
-                const std::vector<float>& e = which == 0 ? f.normalErrorDeg : f.tangentErrorDeg;
+                const std::vector<float>& e = me.methods[size_t(method)].*field;
                 all.insert(all.end(), e.begin(), e.end());
             }
-            (which == 0 ? st.normal : st.tangent) = errorStats(all, out.statsSorted);
+            st.*stat = errorStats(all, out.statsSorted);
         }
-        for (const MeshEvaluation& me : out.meshes)
-            for (uint8_t f : me.methods[size_t(method)].flags) {
-                st.dqFallbackVertices += (f & SkinFlagDqFallback) ? 1 : 0;
-                st.singularVertices += (f & SkinFlagSingular) ? 1 : 0;
+        for (const MeshEvaluation& me : out.meshes) {
+            const MethodFrames& f = me.methods[size_t(method)];
+            for (uint8_t flag : f.flags) {
+                st.dqFallbackVertices += (flag & SkinFlagDqFallback) ? 1 : 0;
+                st.singularVertices += (flag & SkinFlagSingular) ? 1 : 0;
             }
+            const std::vector<glm::vec4>& reference = me.surfaceOf(method).referenceTangents;
+            for (size_t v = 0; v < f.tangents.size() && v < reference.size(); ++v)
+                if (isDefined(glm::vec3(f.tangents[v])) && isDefined(glm::vec3(reference[v])) &&
+                    (f.tangents[v].w < 0.0f) != (reference[v].w < 0.0f))
+                    ++st.handednessMismatches;
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include "rig/deform/influences.h"
 #include "rig/deform/joint_frames.h"
+#include "rig/analysis/baseline.h"
 #include "rig/analysis/metrics.h"
 #include "rig/model/model.h"
 #include "rig/model/pose.h"
@@ -24,12 +25,14 @@ namespace rig {
 struct MeshRuntime {
     InfluenceStream stream;
     WeightGradients gradients;
-    std::vector<uint32_t> smoothingGroups;
 };
 
 struct RigRuntime {
     int influencesPerVertex = 4;
     std::vector<MeshRuntime> meshes;
+    ReferenceTopology reference;     ///< smoothing groups and adjacency over all meshes (reference.h)
+    std::vector<BindReference> bind; ///< per mesh: the reference rebuilt at the bind pose
+    Baseline baseline;               ///< the authored directions against `bind` (baseline.h)
 };
 
 /// Builds the runtime data (K = 4 or 8 influences per vertex).
@@ -53,6 +56,9 @@ struct MethodFrames {
     std::vector<glm::vec4> tangents;
     std::vector<float> normalErrorDeg;  ///< kUndefinedError where undefined
     std::vector<float> tangentErrorDeg; ///< kUndefinedError where undefined (or no tangents)
+    /// Against the reference carried from the bind pose (carried.h): what skinning gets wrong, authoring aside.
+    std::vector<float> skinningNormalErrorDeg;
+    std::vector<float> skinningTangentErrorDeg;
     std::vector<uint8_t> flags;         ///< SkinFlag
 };
 
@@ -74,6 +80,10 @@ struct MeshEvaluation {
 struct MethodStats {
     ErrorStats normal;
     ErrorStats tangent;
+    ErrorStats skinningNormal;  ///< against the reference carried from the bind pose
+    ErrorStats skinningTangent;
+    /// Vertices whose tangent handedness (w) disagrees with the reference's at this pose (both defined).
+    size_t handednessMismatches = 0;
     size_t dqFallbackVertices = 0;
     size_t singularVertices = 0;
 };
@@ -81,6 +91,7 @@ struct MethodStats {
 struct Evaluation {
     std::vector<Method> methods;
     std::vector<glm::mat4> world;   ///< per node
+    std::vector<uint8_t> atBind;    ///< per node: a joint exactly at its bind pose (evaluateWorld)
     std::vector<MeshEvaluation> meshes;
     std::array<MethodStats, kMethodCount> stats;
     std::vector<int> mirroredJoints; ///< node indices whose skin matrix has det < 0 in this pose
@@ -92,7 +103,7 @@ struct Evaluation {
     std::vector<std::vector<glm::mat4>> skinPalettes;
     std::vector<float> statsScratch;
     std::vector<float> statsSorted;
-    RebuildScratch rebuildScratch;
+    ReferenceScratch referenceScratch;
 };
 
 /// Evaluates `methods` (Rebuilt included or not; the reference is always computed) for the pose.

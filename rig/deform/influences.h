@@ -9,7 +9,8 @@
 
 namespace rig {
 
-/// The K largest valid influences of every vertex, normalised to sum to one, K = 4 or 8.
+/// The K largest valid influences of every vertex, normalised to sum to one — exactly 1.0f when added in slot order, as
+/// the skinning kernels blend — K = 4 or 8.
 ///
 /// A raw influence is valid when its weight is finite and > 0 and its joint is < jointCount. Ties keep authored
 /// order. Unused slots hold (joint 0, weight 0). A vertex with no valid influence ("unbound") gets one influence on

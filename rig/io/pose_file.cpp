@@ -91,12 +91,19 @@ Result<Pose> parsePose(std::string_view text, const std::string& name)
                 pose.clip = std::to_string(index);
             else
                 return err("\"clip\" must be a clip name or a non-negative integer index");
+        } else if (key == "base") {
+            if (value.string() == "rest" && value.isString())
+                pose.base = PoseBase::Rest;
+            else if (value.string() == "bind" && value.isString())
+                pose.base = PoseBase::Bind;
+            else
+                return err("\"base\" must be \"rest\" or \"bind\"");
         } else if (key == "time") {
             if (!value.isNumber() || !std::isfinite(value.number()))
                 return err("\"time\" must be a finite number of seconds");
             pose.time = value.number();
         } else {
-            return err("unknown key \"" + quoted(key) + "\" (expected joints, morphs, clip, time)");
+            return err("unknown key \"" + quoted(key) + "\" (expected base, joints, morphs, clip, time)");
         }
     }
     return pose;
@@ -134,6 +141,10 @@ std::string writePoseJson(const Pose& pose)
         w.EndArray();
     };
     w.StartObject();
+    if (pose.base == PoseBase::Bind) {
+        w.Key("base");
+        w.String("bind");
+    }
     if (!pose.clip.empty()) {
         w.Key("clip");
         json::writeText(w, pose.clip);

@@ -1,4 +1,4 @@
-// Pose files (JSON, schema in the README: joints, morphs, clip, time): reading them into rig::Pose and writing a
+// Pose files (JSON, schema in the README: base, joints, morphs, clip, time): reading them into rig::Pose and writing a
 // rig::Pose back, so that what the app saves, `--pose` and `report --pose` read.
 #pragma once
 

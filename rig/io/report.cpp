@@ -126,6 +126,8 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
 
     j.key("pose");
     j.beginObject();
+    j.key("base");
+    j.string(pose.base == PoseBase::Bind ? "bind" : "rest");
     j.key("clip");
     pose.clip.empty() ? j.null() : j.string(pose.clip);
     j.key("time");
@@ -158,6 +160,14 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
     }
     j.endArray();
 
+    j.key("bind_baseline");
+    j.beginObject();
+    j.key("normal_error_deg");
+    writeStats(j, runtime.baseline.normal);
+    j.key("tangent_error_deg");
+    writeStats(j, runtime.baseline.tangent);
+    j.endObject();
+
     j.key("methods");
     j.beginObject();
     for (Method m : eval.methods) {
@@ -168,6 +178,12 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
         writeStats(j, st.normal);
         j.key("tangent_error_deg");
         writeStats(j, st.tangent);
+        j.key("skinning_normal_error_deg");
+        writeStats(j, st.skinningNormal);
+        j.key("skinning_tangent_error_deg");
+        writeStats(j, st.skinningTangent);
+        j.key("handedness_mismatches");
+        j.integer((long long)st.handednessMismatches);
         if (m == Method::DualQuaternion) {
             j.key("linear_fallback_vertices");
             j.integer((long long)st.dqFallbackVertices);
@@ -254,6 +270,10 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
             });
             field("normal_error_deg", [&](const ME&, const MF& f, const Surface&, const Mesh&) { writeErrors(j, f.normalErrorDeg); });
             field("tangent_error_deg", [&](const ME&, const MF& f, const Surface&, const Mesh&) { writeErrors(j, f.tangentErrorDeg); });
+            field("skinning_normal_error_deg",
+                  [&](const ME&, const MF& f, const Surface&, const Mesh&) { writeErrors(j, f.skinningNormalErrorDeg); });
+            field("skinning_tangent_error_deg",
+                  [&](const ME&, const MF& f, const Surface&, const Mesh&) { writeErrors(j, f.skinningTangentErrorDeg); });
             j.endObject();
         }
         j.endObject();

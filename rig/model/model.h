@@ -23,6 +23,15 @@ struct Transform {
     glm::mat4 matrix() const;
 };
 
+/// Relative tolerance of decomposeTransform's check that TRS reproduces the matrix.
+inline constexpr float kTrsShearTolerance = 1e-5f;
+
+/// Decomposes an affine matrix into TRS. The rotation is always a finite unit quaternion (Gram-Schmidt of the
+/// scaled-out columns with fallbacks for zero scales); a negative determinant goes into scale.x. `shear` is set when
+/// the TRS does not reproduce the matrix within kTrsShearTolerance (relative), when the bottom row is not (0,0,0,1), or
+/// when the matrix is not finite.
+Transform decomposeTransform(const glm::mat4& m, bool& shear);
+
 /// A node of the scene hierarchy. Joints are nodes that a skin references.
 struct Node {
     std::string name;

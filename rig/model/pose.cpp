@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include <glm/gtc/matrix_transform.hpp>
 
@@ -157,6 +158,7 @@ Result<void> validateClip(const Clip& clip, const Rig& rig)
 Result<ResolvedPose> resolvePose(const Rig& rig, const Pose& pose)
 {
     ResolvedPose out;
+    out.base = pose.base;
     if (!pose.clip.empty()) {
         out.clip = rig.findClip(pose.clip);
         if (out.clip < 0)
@@ -208,17 +210,66 @@ Result<ResolvedPose> resolvePose(const Rig& rig, const Pose& pose)
     return out;
 }
 
-void evaluateWorld(const Rig& rig, const ResolvedPose& pose, std::vector<glm::mat4>& world)
+namespace {
+
+/// Per node, the inverse bind matrix its bind world comes from (the first skin listing it), or null for non-joints.
+std::vector<const glm::mat4*> bindSources(const Rig& rig)
+{
+    std::vector<const glm::mat4*> source(rig.skeleton.nodes.size(), nullptr);
+    for (const Skin& skin : rig.skins)
+        for (size_t j = 0; j < skin.joints.size() && j < skin.inverseBind.size(); ++j) {
+            const int node = skin.joints[j];
+            if (node >= 0 && size_t(node) < source.size() && !source[size_t(node)])
+                source[size_t(node)] = &skin.inverseBind[j];
+        }
+    return source;
+}
+
+glm::mat4 inverseInDouble(const glm::mat4& m) { return glm::mat4(glm::inverse(glm::dmat4(m))); }
+
+} // namespace
+
+void evaluateWorld(const Rig& rig, const ResolvedPose& pose, std::vector<glm::mat4>& world, std::vector<uint8_t>* atBind)
 {
     const std::vector<Node>& nodes = rig.skeleton.nodes;
     const size_t n = nodes.size();
+    const bool bind = pose.base == PoseBase::Bind;
 
-    // Local transforms: rest matrices unless animated or edited, then the TRS path.
+    // Base local transforms: the rest matrices, or (bind) the bind worlds relative to their parents.
+    std::vector<glm::mat4> baseWorld;
+    std::vector<glm::mat4> local(n);
     std::vector<Transform> trs(n);
-    std::vector<char> useTrs(n, 0);
-    for (size_t i = 0; i < n; ++i)
-        trs[i] = nodes[i].rest;
+    std::vector<char> isJoint(n, 0);
+    if (bind) {
+        const std::vector<const glm::mat4*> source = bindSources(rig);
+        baseWorld.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            const int p = nodes[i].parent;
+            const glm::mat4 parent = p >= 0 ? baseWorld[size_t(p)] : glm::mat4(1.0f);
+            isJoint[i] = source[i] != nullptr;
+            baseWorld[i] = isJoint[i] ? inverseInDouble(*source[i]) : parent * nodes[i].restMatrix;
+            local[i] = isJoint[i] ? glm::mat4(glm::inverse(glm::dmat4(parent)) * glm::dmat4(baseWorld[i]))
+                                  : nodes[i].restMatrix;
+            bool shear = false;
+            trs[i] = isJoint[i] ? decomposeTransform(local[i], shear) : nodes[i].rest;
+        }
+    } else {
+        for (size_t i = 0; i < n; ++i) {
+            local[i] = nodes[i].restMatrix;
+            trs[i] = nodes[i].rest;
+        }
+    }
+    // A base local that TRS cannot reproduce: a sheared rest matrix, or a bind-relative matrix with shear.
+    auto sheared = [&](size_t i) {
+        if (!bind || !isJoint[i])
+            return nodes[i].restHasShear;
+        bool shear = false;
+        decomposeTransform(local[i], shear);
+        return shear;
+    };
 
+    // The clip's channels replace parts of the TRS.
+    std::vector<char> useTrs(n, 0);
     if (pose.clip >= 0) {
         for (const JointChannel& ch : rig.clips[size_t(pose.clip)].joints) {
             Transform& t = trs[size_t(ch.node)];
@@ -231,19 +282,20 @@ void evaluateWorld(const Rig& rig, const ResolvedPose& pose, std::vector<glm::ma
             useTrs[size_t(ch.node)] = 1;
         }
     }
-
-    std::vector<glm::mat4> local(n);
     for (size_t i = 0; i < n; ++i)
-        local[i] = useTrs[i] ? trs[i].matrix() : nodes[i].restMatrix;
+        if (useTrs[i])
+            local[i] = trs[i].matrix();
 
+    std::vector<char> modified(useTrs);
     for (const auto& [node, edit] : pose.joints) {
         if (edit.isIdentity())
             continue;
         Transform t = trs[size_t(node)];
         const size_t i = size_t(node);
-        // Edits compose with the (rest or sampled) TRS. A sheared rest matrix keeps its 3x3 and gains the edit on the right.
+        modified[i] = 1;
+        // Edits compose with the (base or sampled) TRS. A sheared base matrix keeps its 3x3 and gains the edit on the right.
         const glm::mat3 editRot = eulerXYZ(edit.rotateDeg);
-        if (!useTrs[i] && nodes[i].restHasShear) {
+        if (!useTrs[i] && sheared(i)) {
             glm::mat4 m = local[i];
             const glm::mat3 r = glm::mat3(m) * editRot * glm::mat3(glm::scale(glm::mat4(1.0f), edit.scale));
             m[0] = glm::vec4(r[0], 0.0f);
@@ -260,21 +312,45 @@ void evaluateWorld(const Rig& rig, const ResolvedPose& pose, std::vector<glm::ma
     }
 
     world.resize(n);
+    if (atBind)
+        atBind->assign(n, 0);
     for (size_t i = 0; i < n; ++i) {
         const int p = nodes[i].parent;
+        if (bind) {
+            // Untouched here and above: the base world itself, exactly.
+            if (p >= 0 && modified[size_t(p)])
+                modified[i] = 1;
+            if (!modified[i]) {
+                world[i] = baseWorld[i];
+                if (atBind)
+                    (*atBind)[i] = isJoint[i];
+                continue;
+            }
+        }
         world[i] = p >= 0 ? world[size_t(p)] * local[i] : local[i];
     }
 }
 
-void evaluatePalettes(const Rig& rig, const std::vector<glm::mat4>& world, std::vector<std::vector<glm::mat4>>& palettes)
+void evaluatePalettes(const Rig& rig, const std::vector<glm::mat4>& world, std::vector<std::vector<glm::mat4>>& palettes,
+                      const std::vector<uint8_t>* atBind)
 {
+    std::vector<const glm::mat4*> source;
+    if (atBind)
+        source = bindSources(rig);
     palettes.resize(rig.skins.size());
     for (size_t s = 0; s < rig.skins.size(); ++s) {
         const Skin& skin = rig.skins[s];
         palettes[s].resize(skin.joints.size());
         for (size_t j = 0; j < skin.joints.size(); ++j) {
             const int node = skin.joints[j];
-            const glm::mat4 w = node >= 0 && size_t(node) < world.size() ? world[size_t(node)] : glm::mat4(1.0f);
+            const bool valid = node >= 0 && size_t(node) < world.size();
+            if (valid && atBind && size_t(node) < atBind->size() && (*atBind)[size_t(node)] &&
+                (source[size_t(node)] == &skin.inverseBind[j] ||
+                 std::memcmp(source[size_t(node)], &skin.inverseBind[j], sizeof(glm::mat4)) == 0)) {
+                palettes[s][j] = glm::mat4(1.0f); // at its bind pose: exactly the identity
+                continue;
+            }
+            const glm::mat4 w = valid ? world[size_t(node)] : glm::mat4(1.0f);
             palettes[s][j] = w * skin.inverseBind[j];
         }
     }

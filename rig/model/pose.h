@@ -1,6 +1,7 @@
 // Posing: a clip sampled at a time, then per-joint edits and morph weights on top; then joint world matrices.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,8 +24,13 @@ struct JointEdit {
     bool isIdentity() const;
 };
 
+/// Where a pose starts from: the file's node transforms ("rest"), or every joint at its bind pose ("bind": joint world =
+/// inverse(inverse bind matrix), so every skin matrix is the identity and the mesh is exactly its authored shape).
+enum class PoseBase : uint8_t { Rest, Bind };
+
 /// A pose as the pose file and the UI describe it. Names refer to nodes and morph targets of the rig.
 struct Pose {
+    PoseBase base = PoseBase::Rest;
     std::map<std::string, JointEdit> joints;
     std::map<std::string, float> morphs; ///< by target name; applies to every mesh that has a target of that name
     std::string clip;                    ///< clip name or index; empty for the rest pose
@@ -33,6 +39,7 @@ struct Pose {
 
 /// A pose resolved against one rig: indices instead of names.
 struct ResolvedPose {
+    PoseBase base = PoseBase::Rest;
     int clip = -1;
     float time = 0.0f;
     std::vector<std::pair<int, JointEdit>> joints;   ///< node index, edit
@@ -59,9 +66,19 @@ void sampleMorphChannel(const MorphChannel& channel, size_t targetCount, float t
 Result<void> validateClip(const Clip& clip, const Rig& rig);
 
 /// World matrices of every node for the resolved pose. `world` is resized to the node count.
-void evaluateWorld(const Rig& rig, const ResolvedPose& pose, std::vector<glm::mat4>& world);
+///
+/// Base rest: each node's local transform is its rest matrix, replaced by its TRS with the clip's channels and the
+/// edits applied where it has either; world = parent world × local.
+/// Base bind: every joint's base world is inverse(its inverse bind matrix) (of the first skin that lists it), every other
+/// node follows its parent with its rest matrix; local transforms are the base ones relative to the parent, and the
+/// clip and the edits apply on them as above. A node whose subtree root-path is untouched by clip and edits keeps its
+/// base world exactly; `atBind` (when given) marks those joints: their skin matrices are exactly the identity.
+void evaluateWorld(const Rig& rig, const ResolvedPose& pose, std::vector<glm::mat4>& world,
+                   std::vector<uint8_t>* atBind = nullptr);
 
-/// Skin matrices (jointWorld × inverseBind) for every skin: palettes[s][j].
-void evaluatePalettes(const Rig& rig, const std::vector<glm::mat4>& world, std::vector<std::vector<glm::mat4>>& palettes);
+/// Skin matrices (jointWorld × inverseBind) for every skin: palettes[s][j]. With `atBind` from evaluateWorld, the
+/// joints at their bind pose get the exact identity (when this skin's inverse bind is the one their bind world came from).
+void evaluatePalettes(const Rig& rig, const std::vector<glm::mat4>& world, std::vector<std::vector<glm::mat4>>& palettes,
+                      const std::vector<uint8_t>* atBind = nullptr);
 
 } // namespace rig

@@ -66,60 +66,6 @@ bool isFinite(const glm::mat4& m)
 
 namespace {
 
-/// A unit vector perpendicular to a (a unit).
-glm::vec3 anyPerpendicular(const glm::vec3& a)
-{
-    const glm::vec3 helper = std::fabs(a.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
-    return safeNormalize(glm::cross(a, helper));
-}
-
-} // namespace
-
-/// Decomposes an affine matrix into TRS. The rotation is always a finite unit quaternion (Gram-Schmidt of the
-/// scaled-out columns with fallbacks for zero scales); a negative determinant goes into scale.x. `shear` is set when
-/// the TRS does not reproduce the matrix within kShearTolerance (relative), when the bottom row is not (0,0,0,1), or
-/// when the matrix is not finite.
-Transform decompose(const glm::mat4& m, bool& shear)
-{
-    Transform t;
-    t.translation = glm::vec3(m[3]);
-    const glm::vec3 c[3] = {glm::vec3(m[0]), glm::vec3(m[1]), glm::vec3(m[2])};
-    glm::vec3 s(glm::length(c[0]), glm::length(c[1]), glm::length(c[2]));
-    if (glm::determinant(glm::mat3(m)) < 0.0f)
-        s.x = -s.x;
-    glm::vec3 r[3];
-    for (int i = 0; i < 3; ++i)
-        r[i] = (s[i] != 0.0f && std::isfinite(s[i])) ? c[i] / s[i] : glm::vec3(0.0f);
-
-    glm::vec3 a = safeNormalize(r[0]);
-    if (!isDefined(a))
-        a = safeNormalize(glm::cross(r[1], r[2]));
-    if (!isDefined(a))
-        a = glm::vec3(1, 0, 0);
-    glm::vec3 b = safeNormalize(r[1] - a * glm::dot(a, r[1]));
-    if (!isDefined(b))
-        b = safeNormalize(glm::cross(r[2], a));
-    if (!isDefined(b))
-        b = anyPerpendicular(a);
-    const glm::vec3 cc = glm::cross(a, b);
-    t.rotation = glm::normalize(glm::quat_cast(glm::mat3(a, b, cc)));
-    t.scale = s;
-
-    const glm::mat4 back = t.matrix();
-    float maxDiff = 0.0f;
-    float magnitude = 0.0f;
-    for (int col = 0; col < 3; ++col) {
-        magnitude = std::max(magnitude, std::fabs(s[col]));
-        for (int row = 0; row < 3; ++row)
-            maxDiff = std::max(maxDiff, std::fabs(back[col][row] - m[col][row]));
-    }
-    const bool affine = m[0][3] == 0.0f && m[1][3] == 0.0f && m[2][3] == 0.0f && m[3][3] == 1.0f;
-    shear = !affine || !isFinite(m) || !(maxDiff <= kShearTolerance * magnitude);
-    return t;
-}
-
-namespace {
-
 std::string lowerCase(std::string s)
 {
     for (char& c : s)
@@ -134,6 +80,11 @@ bool isGltfFormat(const std::string& extension)
 {
     const std::string e = lowerCase(extension);
     return e == "gltf" || e == "glb";
+}
+
+bool assimpFlipsV(const std::string& extension)
+{
+    return isGltfFormat(extension) || lowerCase(extension) == "x";
 }
 
 } // namespace rig::assimp_import

@@ -13,8 +13,9 @@
 
 namespace rig::assimp_import {
 
-Converter::Converter(const aiScene& scene, std::string displayName, const ImportOptions& options, const RawGltfSource& raw)
-    : m_scene(scene), m_path(std::move(displayName)), m_options(options), m_rawSource(raw)
+Converter::Converter(const aiScene& scene, std::string displayName, const ImportOptions& options, const RawGltfSource& raw,
+                     bool assimpFlippedV)
+    : m_scene(scene), m_path(std::move(displayName)), m_options(options), m_rawSource(raw), m_assimpFlippedV(assimpFlippedV)
 {
 }
 

@@ -46,7 +46,6 @@ namespace rig::assimp_import {
 
 constexpr size_t kMaxNodes = size_t(1) << 24;   // far beyond any real rig; guards hostile counts
 constexpr size_t kMaxDepth = 100000;            // hierarchy depth limit (we iterate, but consumers may not)
-constexpr float kShearTolerance = 1e-5f;        // relative, TRS recomposition vs. the authored matrix
 constexpr size_t kMaxMessage = 400;             // characters of a message taken from Assimp
 constexpr size_t kMaxNotes = 1000;              // a hostile file must not produce millions of notes
 
@@ -62,13 +61,10 @@ glm::mat4 toGlm(const aiMatrix4x4& m);
 inline glm::vec3 toGlm(const aiVector3D& v) { return glm::vec3(v.x, v.y, v.z); }
 bool isFinite(const glm::mat4& m);
 inline bool isFinite(const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
-/// Decomposes an affine matrix into TRS. The rotation is always a finite unit quaternion (Gram-Schmidt of the
-/// scaled-out columns with fallbacks for zero scales); a negative determinant goes into scale.x. `shear` is set when
-/// the TRS does not reproduce the matrix within kShearTolerance (relative), when the bottom row is not (0,0,0,1), or
-/// when the matrix is not finite.
-Transform decompose(const glm::mat4& m, bool& shear);
 /// "gltf" or "glb", in any case.
 bool isGltfFormat(const std::string& extension);
+/// Formats whose Assimp 5.2 reader stores V as 1 - V (glTF and X: their UV origin is the top left).
+bool assimpFlipsV(const std::string& extension);
 
 /// Bytes as a saturating counter: a file's declared counts may be absurd, their products must not wrap.
 struct ByteCount {
@@ -95,7 +91,11 @@ struct RawGltfSource {
 /// The conversion of one aiScene: run() once.
 class Converter {
 public:
-    Converter(const aiScene& scene, std::string displayName, const ImportOptions& options, const RawGltfSource& raw);
+    /// `assimpFlippedV`: the format's reader turned V into 1 - V (Assimp does for glTF and X, whose UV origin is the
+    /// top left): the conversion undoes it, so that UVs, and with them the handedness of rebuilt tangents, are in the
+    /// file's own convention.
+    Converter(const aiScene& scene, std::string displayName, const ImportOptions& options, const RawGltfSource& raw,
+              bool assimpFlippedV);
 
     Result<Rig> run();
 
@@ -173,6 +173,7 @@ private:
     std::string m_path;
     const ImportOptions& m_options;
     const RawGltfSource& m_rawSource;
+    bool m_assimpFlippedV = false;
     std::optional<GltfSkinData> m_rawSkins; ///< the file's own skinning data, when read
     std::unordered_map<std::string, std::vector<const GltfPrimitiveSkin*>> m_rawByName; ///< by Assimp's aiMesh name
     bool m_rawUsed = false;                 ///< some mesh's influences came from m_rawSkins

@@ -87,11 +87,13 @@ Result<void> Converter::buildMesh(unsigned aiIndex, const aiMesh& src)
     if (badFaces)
         note(Severity::Error, who + ": " + std::to_string(badFaces) + " triangles have vertex indices out of range; skipped");
 
-    // UV0.
+    // UV0, in the file's own convention (Assimp flips V of glTF and X: undone here).
     if (src.mTextureCoords[0]) {
         mesh.uvs.resize(vertexCount);
-        for (unsigned v = 0; v < vertexCount; ++v)
-            mesh.uvs[v] = glm::vec2(src.mTextureCoords[0][v].x, src.mTextureCoords[0][v].y);
+        for (unsigned v = 0; v < vertexCount; ++v) {
+            const aiVector3D& uv = src.mTextureCoords[0][v];
+            mesh.uvs[v] = glm::vec2(uv.x, m_assimpFlippedV ? 1.0f - uv.y : uv.y);
+        }
     }
 
     // Normals and tangents: from the file, else generated from the rest triangles (and flagged).
@@ -106,22 +108,30 @@ Result<void> Converter::buildMesh(unsigned aiIndex, const aiMesh& src)
     if (!fileNormals || generateTangents) {
         std::vector<glm::vec3> normals(vertexCount);
         std::vector<glm::vec4> tangents(generateTangents ? vertexCount : 0);
-        const std::vector<uint32_t> groups = buildSmoothingGroups(mesh.positions, {});
-        RebuildScratch scratch;
-        rebuildFrames(mesh.positions, mesh.uvs, mesh.indices, groups, normals, tangents, scratch);
+        // Smoothing groups as the reference forms them: by position, and by the file's normals when it has them (so
+        // that hard edges stay hard and the generated handedness is the reference's at the bind pose).
+        ReferenceScratch scratch;
+        const ReferenceTopology topology =
+            buildMeshTopology(mesh.positions, fileNormals ? std::span<const glm::vec3>(mesh.normals) : std::span<const glm::vec3>(),
+                              mesh.indices);
+        rebuildMeshFrames(topology, mesh.positions, mesh.uvs, mesh.indices, normals, tangents, scratch);
         if (!fileNormals) {
             mesh.normals = std::move(normals);
             mesh.normalsGenerated = true;
             note(Severity::Info, who + ": no normals in the file, generated from the rest triangles");
         }
         if (generateTangents) {
-            // Keep the generated tangents perpendicular to the normals the mesh actually uses.
+            // Keep the generated tangents perpendicular to the normals the mesh actually uses; the handedness is the
+            // rebuilt one (the bitangent's side of the rebuilt normal), kept on the file normal's side.
             if (fileNormals)
                 for (unsigned v = 0; v < vertexCount; ++v) {
                     const glm::vec3 n = safeNormalize(mesh.normals[v]);
                     const glm::vec3 t(tangents[v]);
                     const glm::vec3 o = safeNormalize(t - n * glm::dot(n, t));
-                    tangents[v] = isDefined(o) && isDefined(n) ? glm::vec4(o, tangents[v].w) : tangents[v];
+                    if (!isDefined(o) || !isDefined(n))
+                        continue;
+                    const glm::vec3 bitangent = tangents[v].w * glm::cross(normals[v], t);
+                    tangents[v] = glm::vec4(o, glm::dot(glm::cross(n, o), bitangent) < 0.0f ? -1.0f : 1.0f);
                 }
             mesh.tangents = std::move(tangents);
             mesh.tangentsGenerated = true;

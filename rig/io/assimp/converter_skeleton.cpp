@@ -54,7 +54,7 @@ Result<void> Converter::buildSkeleton()
                 return r;
         node.parent = p.parent;
         node.restMatrix = toGlm(p.node->mTransformation);
-        node.rest = decompose(node.restMatrix, node.restHasShear);
+        node.rest = decomposeTransform(node.restMatrix, node.restHasShear);
         if (!isFinite(node.restMatrix))
             note(Severity::Warning, "node '" + node.name + "': non-finite rest matrix (kept as authored)");
         nodes.push_back(std::move(node));

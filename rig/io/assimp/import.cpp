@@ -26,7 +26,8 @@ constexpr unsigned kPostProcess = aiProcess_Triangulate | aiProcess_ValidateData
 
 /// Runs `read` (which returns the scene or null) and converts its result; no exception escapes.
 template <typename Read>
-Result<Rig> importWith(const std::string& displayName, const ImportOptions& options, const RawGltfSource& raw, Read read)
+Result<Rig> importWith(const std::string& displayName, const ImportOptions& options, const RawGltfSource& raw,
+                       const std::string& format, Read read)
 {
     // Out of memory: in the worker (addressSpaceLimited) that means the file needs more than the allocation cap, a
     // corrupted count in a text format can make a parser reserve tens of GiB before it fails; the precise check of
@@ -49,7 +50,8 @@ Result<Rig> importWith(const std::string& displayName, const ImportOptions& opti
                 reason = "Assimp could not read the file";
             return fail(displayName + ": " + reason);
         }
-        Converter converter(*scene, displayName, options, raw);
+        // Assimp picks its reader by the extension (the hint) first: the one that flips V for these formats.
+        Converter converter(*scene, displayName, options, raw, assimpFlipsV(format));
         return converter.run();
     } catch (const std::bad_alloc&) {
         return outOfMemory("importing");
@@ -82,8 +84,9 @@ Result<Rig> importFile(const std::string& path, const ImportOptions& options)
         return fail(path + ": no such file");
     }
     RawGltfSource raw;
+    std::string extension;
     try {
-        std::string extension = std::filesystem::path(path).extension().string();
+        extension = std::filesystem::path(path).extension().string();
         if (!extension.empty())
             extension.erase(0, 1);
         if (isGltfFormat(extension)) {
@@ -92,7 +95,8 @@ Result<Rig> importFile(const std::string& path, const ImportOptions& options)
         }
     } catch (...) {
     }
-    return importWith(path, options, raw, [&path](Assimp::Importer& importer) { return importer.ReadFile(path, kPostProcess); });
+    return importWith(path, options, raw, extension,
+                      [&path](Assimp::Importer& importer) { return importer.ReadFile(path, kPostProcess); });
 }
 
 Result<Rig> importMemory(const void* data, size_t size, const std::string& formatHint, const std::string& displayName,
@@ -122,7 +126,7 @@ Result<Rig> importMemory(const void* data, size_t size, const std::string& forma
         raw.data = data;
         raw.size = size;
     }
-    return importWith(displayName, options, raw, [&](Assimp::Importer& importer) {
+    return importWith(displayName, options, raw, hint, [&](Assimp::Importer& importer) {
         return importer.ReadFileFromMemory(data, size, kPostProcess, hint.c_str());
     });
 }

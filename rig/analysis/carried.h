@@ -1,0 +1,41 @@
+// Skinning error against the reference carried from the bind pose, which separates what skinning gets wrong from what
+// authoring already differs by (custom or weighted normals, other smoothing).
+//
+// Definition (README "The reference"): per vertex, let F_b be the orthonormal frame (t, n × t, n) of the reference
+// rebuilt at the bind pose and F_p the same frame of the reference rebuilt at the current pose. R = F_p F_bᵀ is the
+// rotation that takes one to the other; R · (authored direction) is what a perfect deformation of the authored
+// direction would give. When either rebuilt tangent is undefined (no UVs, degenerate UVs), R is the minimal rotation
+// from the bind to the posed rebuilt normal (180° about an axis perpendicular to it when they are opposite). The
+// skinning error is the angle between the method's direction and R · authored.
+// At the bind pose R is the identity, so every skinning method's skinning error is 0 whatever the authoring; where
+// the authored directions equal the rebuilt ones (the analytic rigs), it equals the plain error.
+#pragma once
+
+#include <span>
+
+#include <glm/glm.hpp>
+
+namespace rig {
+
+/// The rotation R of the definition for one vertex; false when either rebuilt normal is undefined (then no error is
+/// defined). bindTangent / posedTangent: the rebuilt tangents (xyz), or zero vectors when there are none.
+bool carryRotation(const glm::vec3& bindNormal, const glm::vec3& bindTangent, const glm::vec3& posedNormal,
+                   const glm::vec3& posedTangent, glm::mat3& out);
+
+/// The inputs of skinningErrors, all spans of one mesh's vertex count (tangent spans empty when it has no tangents).
+struct CarriedErrorJob {
+    std::span<const glm::vec3> authoredNormals; ///< the file's bind-space normals (before morphing)
+    std::span<const glm::vec4> authoredTangents;
+    std::span<const glm::vec3> bindNormals;     ///< the reference rebuilt at the bind pose
+    std::span<const glm::vec4> bindTangents;
+    std::span<const glm::vec3> posedNormals;    ///< the reference rebuilt at the current pose (this method's positions)
+    std::span<const glm::vec4> posedTangents;
+    std::span<const glm::vec3> methodNormals;
+    std::span<const glm::vec4> methodTangents;
+    std::span<float> outNormalErrorDeg;         ///< kUndefinedError where undefined
+    std::span<float> outTangentErrorDeg;        ///< kUndefinedError where undefined (all of them without tangents)
+
+    void run(size_t first, size_t last) const;
+};
+
+} // namespace rig
