@@ -168,6 +168,11 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(tr("Load &Pose…"), this, &MainWindow::loadPoseDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     file->addAction(tr("Rest P&ose"), this, [this] { m_doc->setPose(rig::Pose{}); });
+    file->addAction(tr("Go to &Bind Pose"), this, [this] {
+        rig::Pose bind;
+        bind.base = rig::PoseBase::Bind; // every joint at inverse(inverse bind): the authored shape, as in Maya
+        m_doc->setPose(bind);
+    });
     file->addSeparator();
     QAction* shot = file->addAction(tr("Save Screens&hot…"), this, &MainWindow::screenshotDialog);
     shot->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
@@ -204,7 +209,8 @@ void MainWindow::buildMenus()
     const std::pair<Shading, QString> shadingItems[] = {{Shading::Lit, tr("Lit (method normals)")},
                                                         {Shading::Reference, tr("Lit (rebuilt reference)")},
                                                         {Shading::NormalError, tr("Normal Error Heatmap")},
-                                                        {Shading::TangentError, tr("Tangent Error Heatmap")}};
+                                                        {Shading::TangentError, tr("Tangent Error Heatmap")},
+                                                        {Shading::Handedness, tr("Tangent Handedness (red: opposite)")}};
     for (const auto& [s, label] : shadingItems) {
         QAction* a = shading->addAction(label);
         a->setCheckable(true);
@@ -212,6 +218,23 @@ void MainWindow::buildMenus()
         a->setChecked(m_doc->display().shading == s);
         connect(a, &QAction::triggered, this, [this, s = s] { m_doc->setShading(s); });
         connect(m_doc, &Document::displayChanged, a, [this, a, s = s] { a->setChecked(m_doc->display().shading == s); });
+    }
+    QMenu* measure = m_viewMenu->addMenu(tr("Error &Measure"));
+    auto* measures = new QActionGroup(this);
+    const std::pair<ErrorMeasure, QString> measureItems[] = {
+        {ErrorMeasure::Total, tr("Total (against the reference rebuilt now)")},
+        {ErrorMeasure::Skinning, tr("From Skinning (against the reference carried from the bind pose)")}};
+    for (const auto& [em, label] : measureItems) {
+        QAction* a = measure->addAction(label);
+        a->setCheckable(true);
+        a->setActionGroup(measures);
+        a->setChecked(m_doc->display().errorMeasure == em);
+        connect(a, &QAction::triggered, this, [this, em = em] {
+            DisplaySettings d = m_doc->display();
+            d.errorMeasure = em;
+            m_doc->setDisplay(d);
+        });
+        connect(m_doc, &Document::displayChanged, a, [this, a, em = em] { a->setChecked(m_doc->display().errorMeasure == em); });
     }
     QMenu* material = m_viewMenu->addMenu(tr("&Material"));
     auto* materials = new QActionGroup(this);
@@ -468,9 +491,11 @@ void MainWindow::updateStatus()
     m_statusMethod->setText(QString::fromLatin1(rig::methodId(m).data(), int(rig::methodId(m).size())));
     const rig::Evaluation& ev = m_doc->evaluation();
     if (ev.has(m)) {
-        const rig::ErrorStats& s = ev.stats[size_t(m)].normal;
-        m_statusError->setText(s.defined ? tr("normal error max %1° mean %2°").arg(s.max, 0, 'f', 2).arg(s.mean, 0, 'f', 2)
-                                         : tr("normal error undefined"));
+        const bool skinning = m_doc->display().errorMeasure == ErrorMeasure::Skinning;
+        const rig::ErrorStats& s = skinning ? ev.stats[size_t(m)].skinningNormal : ev.stats[size_t(m)].normal;
+        const QString what = skinning ? tr("normal error from skinning") : tr("normal error");
+        m_statusError->setText(s.defined ? tr("%1 max %2° mean %3°").arg(what).arg(s.max, 0, 'f', 2).arg(s.mean, 0, 'f', 2)
+                                         : tr("%1 undefined").arg(what));
     } else {
         m_statusError->clear();
     }

@@ -38,18 +38,37 @@ QVariant MethodStatsModel::data(const QModelIndex& index, int role) const
         return {};
     const Row& r = m_rows[size_t(index.row())];
     const int c = index.column();
-    const rig::ErrorStats& s = c >= ColTangentMax && c <= ColTangentP95 ? r.stats.tangent : r.stats.normal;
+    const rig::ErrorStats& s = c >= ColTangentMax && c <= ColTangentP95 ? r.stats.tangent
+                               : c == ColSkinningNormalMax || c == ColSkinningNormalMean ? r.stats.skinningNormal
+                               : c == ColSkinningTangentMean                             ? r.stats.skinningTangent
+                                                                                         : r.stats.normal;
     auto value = [&]() -> double {
         switch (c) {
         case ColNormalMax:
-        case ColTangentMax: return s.max;
+        case ColTangentMax:
+        case ColSkinningNormalMax: return s.max;
         case ColNormalMean:
-        case ColTangentMean: return s.mean;
+        case ColTangentMean:
+        case ColSkinningNormalMean:
+        case ColSkinningTangentMean: return s.mean;
         case ColNormalP95:
         case ColTangentP95: return s.p95;
         default: return 0.0;
         }
     };
+    if (c == ColHandedness) {
+        if (role == Qt::DisplayRole)
+            return QString::number(r.stats.handednessMismatches);
+        if (role == Qt::UserRole)
+            return double(r.stats.handednessMismatches);
+        if (role == Qt::TextAlignmentRole)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        if (role == Qt::ForegroundRole && r.stats.handednessMismatches)
+            return QColor(200, 40, 40);
+        if (role == Qt::ToolTipRole)
+            return tr("Vertices whose tangent handedness (w) disagrees with the reference's at this pose");
+        return {};
+    }
     if (role == Qt::DisplayRole) {
         if (c == ColMethod)
             return QString::fromLatin1(rig::methodId(r.method).data(), int(rig::methodId(r.method).size()));
@@ -81,6 +100,14 @@ QVariant MethodStatsModel::data(const QModelIndex& index, int role) const
 
 QVariant MethodStatsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) {
+        if (section >= ColSkinningNormalMax && section <= ColSkinningTangentMean)
+            return tr("Against the reference carried from the bind pose: what skinning gets wrong, leaving out what the "
+                      "authored normals already differ by (see Error Measure)");
+        if (section >= ColNormalMax && section <= ColTangentP95)
+            return tr("Against the reference rebuilt from this method's own positions");
+        return {};
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -91,6 +118,10 @@ QVariant MethodStatsModel::headerData(int section, Qt::Orientation orientation, 
     case ColTangentMax: return tr("T max");
     case ColTangentMean: return tr("T mean");
     case ColTangentP95: return tr("T p95");
+    case ColSkinningNormalMax: return tr("skin N max");
+    case ColSkinningNormalMean: return tr("skin N mean");
+    case ColSkinningTangentMean: return tr("skin T mean");
+    case ColHandedness: return tr("w ≠");
     case ColNotes: return tr("Notes");
     default: return {};
     }

@@ -13,7 +13,21 @@ namespace panels {
 class MethodStatsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { ColMethod, ColNormalMax, ColNormalMean, ColNormalP95, ColTangentMax, ColTangentMean, ColTangentP95, ColNotes, ColumnCount };
+    enum Column {
+        ColMethod,
+        ColNormalMax,
+        ColNormalMean,
+        ColNormalP95,
+        ColTangentMax,
+        ColTangentMean,
+        ColTangentP95,
+        ColSkinningNormalMax,  ///< against the reference carried from the bind pose
+        ColSkinningNormalMean,
+        ColSkinningTangentMean,
+        ColHandedness,         ///< vertices whose tangent handedness disagrees with the reference
+        ColNotes,
+        ColumnCount
+    };
 
     explicit MethodStatsModel(QObject* parent = nullptr);
 
