@@ -1,10 +1,11 @@
 #include "document.h"
 
-#include <QCoreApplication>
 #include <QFileInfo>
 #include <QMetaObject>
+#include <QUndoCommand>
+#include <QUndoStack>
 
-#include <thread>
+#include <algorithm>
 
 #include "rig/io/import.h"
 #include "rig/model/samples.h"
@@ -13,7 +14,46 @@ namespace app {
 
 namespace {
 
-std::shared_ptr<LoadedRig> finish(rig::Rig&& r, int influences, const QString& path, const QString& name)
+/// One undoable pose edit: the pose before and after. Without playback, undo and redo keep the clip and time the
+/// timeline has then (scrubbing is not an edit).
+class PoseCommand : public QUndoCommand {
+public:
+    PoseCommand(Document* doc, rig::Pose before, rig::Pose after, const QString& text, int gesture, bool withPlayback)
+        : QUndoCommand(text), m_doc(doc), m_before(std::move(before)), m_after(std::move(after)), m_gesture(gesture),
+          m_withPlayback(withPlayback)
+    {
+    }
+    int id() const override { return m_gesture > 0 ? 1 : -1; }
+    bool mergeWith(const QUndoCommand* other) override
+    {
+        const auto* o = static_cast<const PoseCommand*>(other);
+        if (o->m_gesture != m_gesture || o->m_withPlayback != m_withPlayback)
+            return false;
+        m_after = o->m_after;
+        return true;
+    }
+    void redo() override { apply(m_after); }
+    void undo() override { apply(m_before); }
+
+private:
+    void apply(const rig::Pose& p)
+    {
+        rig::Pose target = p;
+        if (!m_withPlayback) {
+            target.clip = m_doc->pose().clip;
+            target.time = m_doc->pose().time;
+        }
+        m_doc->setPose(target);
+    }
+    Document* m_doc;
+    rig::Pose m_before, m_after;
+    int m_gesture;
+    bool m_withPlayback;
+};
+
+} // namespace
+
+std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& r, int influences, const QString& path, const QString& name)
 {
     auto loaded = std::make_shared<LoadedRig>();
     loaded->rig = std::move(r);
@@ -24,8 +64,6 @@ std::shared_ptr<LoadedRig> finish(rig::Rig&& r, int influences, const QString& p
     return loaded;
 }
 
-} // namespace
-
 rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int influences, const std::atomic<bool>* cancel)
 {
     rig::ImportOptions options;
@@ -33,7 +71,7 @@ rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int inf
     auto r = rig::importFile(path.toStdString(), options);
     if (!r)
         return rig::fail(r.error());
-    return finish(std::move(r.value()), influences, path, QFileInfo(path).fileName());
+    return finishLoadedRig(std::move(r.value()), influences, path, QFileInfo(path).fileName());
 }
 
 rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, int influences)
@@ -41,46 +79,59 @@ rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, int infl
     auto r = rig::makeSample(name.toStdString());
     if (!r)
         return rig::fail(r.error());
-    return finish(std::move(r.value()), influences, QString(), QStringLiteral("sample: ") + name);
+    auto loaded = finishLoadedRig(std::move(r.value()), influences, QString(), QStringLiteral("sample: ") + name);
+    loaded->sampleName = name;
+    return loaded;
 }
 
-Document::Document(QObject* parent) : QObject(parent) {}
+Document::Document(QObject* parent) : QObject(parent)
+{
+    m_undo = new QUndoStack(this);
+    m_evaluator = new Evaluator(this);
+    connect(m_evaluator, &Evaluator::finished, this, &Document::onEvaluated);
+}
 
 Document::~Document()
 {
-    // Loads still running: cancel them (their worker processes are killed within ~50 ms) and wait for their threads.
-    // Their queued results die with this object.
-    for (auto& job : m_loads)
+    // Jobs still running: cancel them (an import worker process is killed within ~50 ms) and wait for their threads.
+    // Their queued results die with this object. The evaluator's worker is joined by its own destructor.
+    for (auto& job : m_jobs)
         job->cancel = true;
-    for (auto& job : m_loads)
+    for (auto& job : m_jobs)
         if (job->thread.joinable())
             job->thread.join();
 }
 
-void Document::cancelLoads()
+void Document::cancelJobs()
 {
-    for (auto it = m_loads.begin(); it != m_loads.end();) {
-        LoadJob& job = **it;
+    for (auto it = m_jobs.begin(); it != m_jobs.end();) {
+        Job& job = **it;
         job.cancel = true;
         if (job.done) {
             job.thread.join();
-            it = m_loads.erase(it);
+            it = m_jobs.erase(it);
         } else {
             ++it;
         }
     }
 }
 
+Document::Job& Document::startJob()
+{
+    cancelJobs();
+    m_jobs.push_back(std::make_unique<Job>());
+    return *m_jobs.back();
+}
+
 void Document::openFile(const QString& path)
 {
-    cancelLoads();
     const unsigned generation = ++m_loadGeneration;
     m_loading = true;
     emit loadStarted(path);
     const int influences = m_display.influences;
-    auto job = std::make_unique<LoadJob>();
-    LoadJob* raw = job.get();
-    job->thread = std::thread([this, raw, path, influences, generation] {
+    Job& job = startJob();
+    Job* raw = &job;
+    job.thread = std::thread([this, raw, path, influences, generation] {
         auto result = loadRigFile(path, influences, &raw->cancel);
         // Back to the GUI thread (dropped if the document is gone). A newer load may have started: then drop this one.
         QMetaObject::invokeMethod(
@@ -99,7 +150,6 @@ void Document::openFile(const QString& path)
             Qt::QueuedConnection);
         raw->done = true;
     });
-    m_loads.push_back(std::move(job));
 }
 
 bool Document::openSample(const QString& name)
@@ -110,7 +160,7 @@ bool Document::openSample(const QString& name)
         return false;
     }
     ++m_loadGeneration; // a sample replaces any file still loading
-    cancelLoads();
+    cancelJobs();
     m_loading = false;
     setLoaded(std::move(result.value()));
     emit loadFinished(QStringLiteral("sample:") + name);
@@ -122,12 +172,18 @@ void Document::setLoaded(std::shared_ptr<const LoadedRig> loaded)
     m_loaded = std::move(loaded);
     m_pose = rig::Pose{};
     m_selectedVertex = -1;
-    m_eval = rig::Evaluation{};
+    m_selectedJoint = -1;
+    m_selectionSet = SelectionSet{};
+    m_undo->clear(); // switching rigs clears the history
+    m_result.reset();
+    m_evaluator->clear();
     auto resolved = rig::resolvePose(m_loaded->rig, m_pose);
     m_resolved = resolved ? resolved.value() : rig::ResolvedPose{};
     emit rigChanged();
     emit selectionChanged();
-    reevaluate();
+    emit jointSelectionChanged();
+    emit selectionSetChanged();
+    requestEvaluation();
     emit poseChanged();
 }
 
@@ -146,26 +202,74 @@ bool Document::setPose(const rig::Pose& pose, QString* error)
     }
     m_pose = pose;
     m_resolved = std::move(resolved.value());
-    reevaluate();
+    requestEvaluation();
     emit poseChanged();
     return true;
+}
+
+bool Document::editPose(const rig::Pose& pose, const QString& what, int gesture, bool withPlayback, QString* error)
+{
+    if (!m_loaded) {
+        if (error)
+            *error = QStringLiteral("no rig is loaded");
+        return false;
+    }
+    rig::Pose target = pose;
+    if (!withPlayback) {
+        target.clip = m_pose.clip;
+        target.time = m_pose.time;
+    }
+    auto resolved = rig::resolvePose(m_loaded->rig, target);
+    if (!resolved) {
+        if (error)
+            *error = QString::fromStdString(resolved.error());
+        return false;
+    }
+    m_undo->push(new PoseCommand(this, m_pose, target, what, gesture, withPlayback)); // redo() applies it
+    return true;
+}
+
+bool Document::setClipTime(const std::string& clip, double time)
+{
+    rig::Pose p = m_pose;
+    p.clip = clip;
+    p.time = time;
+    return setPose(p);
 }
 
 void Document::setDisplay(const DisplaySettings& d)
 {
     if (d == m_display)
         return;
-    const bool needsEval = d.method != m_display.method || d.morphNormals != m_display.morphNormals;
+    const bool needsEval = d.morphNormals != m_display.morphNormals;
     const bool needsRuntime = d.influences != m_display.influences;
     m_display = d;
     if (needsRuntime && m_loaded) {
-        auto copy = std::make_shared<LoadedRig>(*m_loaded);
-        copy->runtime = rig::buildRuntime(copy->rig, d.influences);
-        m_loaded = std::move(copy);
-        emit rigChanged();
+        // The runtime streams for K influences: built off the GUI thread; the rig, pose and selection stay.
+        const std::shared_ptr<const LoadedRig> current = m_loaded;
+        const int k = d.influences;
+        Job& job = startJob();
+        Job* raw = &job;
+        job.thread = std::thread([this, raw, current, k] {
+            auto copy = std::make_shared<LoadedRig>(*current);
+            copy->runtime = rig::buildRuntime(copy->rig, k);
+            QMetaObject::invokeMethod(
+                this,
+                [this, current, copy, k] {
+                    if (m_loaded != current || m_display.influences != k)
+                        return; // another rig, or another K asked for since
+                    m_loaded = copy;
+                    m_result.reset();
+                    emit rigChanged();
+                    requestEvaluation();
+                    emit poseChanged();
+                },
+                Qt::QueuedConnection);
+            raw->done = true;
+        });
     }
-    if (needsEval || needsRuntime)
-        reevaluate();
+    if (needsEval)
+        requestEvaluation();
     emit displayChanged();
 }
 
@@ -214,14 +318,68 @@ void Document::setSelectedVertex(int v)
     emit selectionChanged();
 }
 
-void Document::reevaluate()
+void Document::setSelectedJoint(int node)
+{
+    if (!m_loaded || node < -1 || node >= int(m_loaded->rig.skeleton.nodes.size()))
+        node = -1;
+    if (node == m_selectedJoint)
+        return;
+    m_selectedJoint = node;
+    emit jointSelectionChanged();
+}
+
+void Document::setSelectionSet(SelectionSet set)
+{
+    if (m_loaded) {
+        const size_t n = m_loaded->rig.vertexCount();
+        set.vertices.erase(std::remove_if(set.vertices.begin(), set.vertices.end(), [n](uint32_t v) { return v >= n; }),
+                           set.vertices.end());
+    } else {
+        set.vertices.clear();
+    }
+    set.current = std::min(set.current, set.vertices.empty() ? size_t(0) : set.vertices.size() - 1);
+    m_selectionSet = std::move(set);
+    emit selectionSetChanged();
+    if (!m_selectionSet.empty())
+        setSelectedVertex(int(m_selectionSet.vertices[m_selectionSet.current]));
+}
+
+void Document::stepSelectionSet(int delta)
+{
+    if (m_selectionSet.empty())
+        return;
+    const long n = long(m_selectionSet.vertices.size());
+    m_selectionSet.current = size_t(((long(m_selectionSet.current) + delta) % n + n) % n);
+    emit selectionSetChanged();
+    setSelectedVertex(int(m_selectionSet.vertices[m_selectionSet.current]));
+}
+
+const rig::Evaluation& Document::evaluation() const
+{
+    static const rig::Evaluation empty;
+    return m_result ? m_result->eval : empty;
+}
+
+bool Document::evaluationCurrent() const
+{
+    return m_result && m_result->generation == m_requested;
+}
+
+void Document::requestEvaluation()
 {
     if (!m_loaded)
         return;
     rig::DeformSettings s;
     s.morphNormals = m_display.morphNormals;
-    const rig::Method methods[] = {m_display.method};
-    rig::evaluate(m_loaded->rig, m_loaded->runtime, m_resolved, methods, s, m_eval);
+    m_requested = m_evaluator->request(m_loaded, m_resolved, s);
+    emit evaluationRequested();
+}
+
+void Document::onEvaluated(std::shared_ptr<const EvaluationResult> result)
+{
+    if (!m_loaded || result->rig != m_loaded)
+        return; // an evaluation of a rig no longer shown
+    m_result = std::move(result);
     emit evaluationChanged();
 }
 

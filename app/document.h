@@ -1,5 +1,10 @@
-// The one document: the loaded rig, its pose, the display settings and the selection. The command line and the menus
-// set it, the viewport observes it and the dock panels edit it; nothing else holds this state.
+// The one document: the loaded rig, its pose (with its undo history), the display settings, the selection, and the
+// latest background evaluation of all of it. The command line and the menus set it, the viewport observes it and the
+// dock panels edit it; nothing else holds this state.
+//
+// The change pipeline: a pose or setting change resolves names (work proportional to joints and targets), tells the
+// viewport (which deforms on the GPU at once) and asks the Evaluator for the numbers (every method, off the GUI
+// thread, coalesced). No work proportional to the vertex count runs on the GUI thread for a change.
 #pragma once
 
 #include <QObject>
@@ -10,11 +15,14 @@
 #include <thread>
 #include <vector>
 
+#include "app/evaluator.h"
 #include "rig/analysis/audit.h"
 #include "rig/deform/deform.h"
 #include "rig/model/model.h"
 #include "rig/model/pose.h"
 #include "viewer/view_settings.h"
+
+class QUndoStack;
 
 namespace app {
 
@@ -32,6 +40,15 @@ struct LoadedRig {
     rig::Audit audit;
     QString path; ///< file path, or empty for a sample
     QString displayName;
+    QString sampleName; ///< the built-in sample's name, or empty
+};
+
+/// A set of vertices to look at (an audit finding's), with a cursor for stepping through it.
+struct SelectionSet {
+    QString label;                 ///< e.g. "weights-not-normalised (CesiumMan)"
+    std::vector<uint32_t> vertices; ///< global indices
+    size_t current = 0;
+    bool empty() const { return vertices.empty(); }
 };
 
 class Document : public QObject {
@@ -51,17 +68,30 @@ public:
     void openFile(const QString& path);
     /// Builds a sample rig (synchronously: they are small). Returns false (and emits loadFailed) on a bad name.
     bool openSample(const QString& name);
-    /// Replaces the rig at once (used by the loaders and by tests). Resets the pose and the selection.
+    /// Replaces the rig at once (used by the loaders and by tests). Resets the pose, the undo history and the
+    /// selection.
     void setLoaded(std::shared_ptr<const LoadedRig> loaded);
 
     // --- pose ------------------------------------------------------------------------------------------------------
     const rig::Pose& pose() const { return m_pose; }
-    /// Sets the pose; fails (and keeps the old one) if it names something the rig lacks.
-    bool setPose(const rig::Pose& pose, QString* error = nullptr);
     const rig::ResolvedPose& resolvedPose() const { return m_resolved; }
+    /// Sets the pose directly, not as an undoable edit (playback, undo itself); fails (and keeps the old one) if it
+    /// names something the rig lacks.
+    bool setPose(const rig::Pose& pose, QString* error = nullptr);
+    /// An undoable edit of the pose: joints, morph weights, the base; and, with `withPlayback`, the clip and time too
+    /// (loading a pose file). Consecutive edits of one gesture (beginGesture) merge into one undo step.
+    bool editPose(const rig::Pose& pose, const QString& what, int gesture = 0, bool withPlayback = false,
+                  QString* error = nullptr);
+    /// A new gesture id: a slider drag or a manipulator drag is one undo step.
+    int beginGesture() { return ++m_gestures; }
+    QUndoStack* undoStack() const { return m_undo; }
+
+    /// Playback: the clip (name or index; empty for none) and the time, not undoable.
+    bool setClipTime(const std::string& clip, double time);
 
     // --- display ---------------------------------------------------------------------------------------------------
     const DisplaySettings& display() const { return m_display; }
+    /// Influences per vertex (4 or 8) rebuild the runtime data on a worker thread; rigChanged follows.
     void setDisplay(const DisplaySettings& d);
     void setMethod(rig::Method m);
     void setViewMode(ViewMode v);
@@ -73,9 +103,22 @@ public:
     /// Global vertex index (meshes concatenated in file order), or -1.
     int selectedVertex() const { return m_selectedVertex; }
     void setSelectedVertex(int v);
+    /// Node index of the selected joint, or -1.
+    int selectedJoint() const { return m_selectedJoint; }
+    void setSelectedJoint(int node);
+    const SelectionSet& selectionSet() const { return m_selectionSet; }
+    void setSelectionSet(SelectionSet set);
+    /// Moves the cursor of the selection set by `delta` (wrapping) and selects that vertex.
+    void stepSelectionSet(int delta);
 
-    // --- CPU evaluation of the current pose (the trusted numbers: status bar, picking, panels) ---------------------
-    const rig::Evaluation& evaluation() const { return m_eval; }
+    // --- the background evaluation (the trusted numbers: status bar, panels, picking) -------------------------------
+    /// The latest finished evaluation (every method), or null before the first one.
+    std::shared_ptr<const EvaluationResult> evaluationResult() const { return m_result; }
+    /// Its evaluation, or an empty one.
+    const rig::Evaluation& evaluation() const;
+    /// True when the latest evaluation is of the current rig, pose and settings.
+    bool evaluationCurrent() const;
+    Evaluator* evaluator() const { return m_evaluator; }
 
 signals:
     void loadStarted(const QString& what);
@@ -85,29 +128,42 @@ signals:
     void poseChanged();
     void displayChanged();
     void selectionChanged();
+    void jointSelectionChanged();
+    void selectionSetChanged();
+    /// A new evaluation arrived (evaluationCurrent() says whether it is of the current state).
     void evaluationChanged();
+    /// An evaluation was asked for (the numbers on screen are about to change).
+    void evaluationRequested();
 
 private:
-    void reevaluate();
+    void requestEvaluation();
+    void onEvaluated(std::shared_ptr<const EvaluationResult> result);
 
     std::shared_ptr<const LoadedRig> m_loaded;
     rig::Pose m_pose;
     rig::ResolvedPose m_resolved;
     DisplaySettings m_display;
     int m_selectedVertex = -1;
-    rig::Evaluation m_eval;
+    int m_selectedJoint = -1;
+    SelectionSet m_selectionSet;
     bool m_loading = false;
     unsigned m_loadGeneration = 0;
+    int m_gestures = 0;
+    QUndoStack* m_undo = nullptr;
+    Evaluator* m_evaluator = nullptr;
+    std::shared_ptr<const EvaluationResult> m_result;
+    unsigned m_requested = 0; ///< generation of the newest evaluation request
 
-    /// A load in flight: its thread (owned, joined) and its cancel flag.
-    struct LoadJob {
+    /// Background jobs (file loads, runtime rebuilds): owned threads with a cancel flag, joined when done or at exit.
+    struct Job {
         std::atomic<bool> cancel{false};
         std::atomic<bool> done{false};
         std::thread thread;
     };
-    /// Cancels every load in flight; joins those already finished (never blocks on one still running).
-    void cancelLoads();
-    std::vector<std::unique_ptr<LoadJob>> m_loads;
+    /// Cancels every job in flight; joins those already finished (never blocks on one still running).
+    void cancelJobs();
+    Job& startJob();
+    std::vector<std::unique_ptr<Job>> m_jobs;
 };
 
 /// Loads a file (in the import worker) and builds its runtime data. Thread-safe; no Qt GUI use. Errors read
@@ -115,5 +171,7 @@ private:
 rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int influences,
                                                     const std::atomic<bool>* cancel = nullptr);
 rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, int influences);
+/// The runtime data and audit of a rig (buildRuntime, auditRig with the bind reference).
+std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& rig, int influences, const QString& path, const QString& name);
 
 } // namespace app

@@ -223,7 +223,7 @@ int runGui(int argc, char** argv)
     auto applyPoseAndMaybeShoot = [&] {
         if (hasPose) {
             QString err;
-            if (!doc.setPose(poseData, &err)) {
+            if (!doc.editPose(poseData, QObject::tr("Load Pose"), 0, true, &err)) {
                 const QString msg = p.value(pose) + QStringLiteral(": ") + err;
                 if (!shotPath.isEmpty()) {
                     std::fprintf(stderr, "rigscope: %s\n", qPrintable(msg));

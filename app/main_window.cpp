@@ -16,6 +16,7 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QUndoStack>
 
 #include <algorithm>
 #include <cmath>
@@ -37,6 +38,7 @@ namespace app {
 
 namespace {
 constexpr int kMaxRecent = 10;
+constexpr int kFrameSelectionTag = 1;
 const char* kRecentKey = "recentFiles";
 } // namespace
 
@@ -103,9 +105,21 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
         glm::vec3 origin, dir;
         if (!m_doc->loaded() || !m_viewport->rayAt(px, origin, dir))
             return;
+        // Against the vertices of the latest evaluation, on the evaluator's thread (after any pending evaluation).
         const float tolerance = 12.0f * m_viewport->pixelAngle();
-        m_doc->setSelectedVertex(viewer::pickVertex(m_doc->evaluation(), m_doc->display().method, origin, dir, tolerance));
+        m_doc->evaluator()->requestPick(origin, dir, tolerance, m_doc->display().method);
     });
+    connect(m_doc->evaluator(), &Evaluator::picked, this, [this](int vertex) { m_doc->setSelectedVertex(vertex); });
+    connect(m_doc->evaluator(), &Evaluator::boxReady, this, [this](int tag, Box box) {
+        if (tag != kFrameSelectionTag || box.empty())
+            return;
+        // A single vertex (or a tiny set) gets a box of a tenth of the rig's size around it.
+        const float minSize = 0.1f * glm::length(m_frameMax - m_frameMin);
+        const glm::vec3 c = 0.5f * (box.min + box.max);
+        const glm::vec3 half = glm::max(0.5f * (box.max - box.min), glm::vec3(0.5f * minSize));
+        m_viewport->frameBox(c - half, c + half);
+    });
+    connect(m_doc, &Document::evaluationRequested, this, &MainWindow::updateStatus);
     connect(m_viewport, &viewer::Viewport::unhandledKey, this, [this](int key, Qt::KeyboardModifiers mods) {
         const QKeySequence seq(QKeyCombination(mods, Qt::Key(key)));
         for (QAction* a : findChildren<QAction*>())
@@ -167,11 +181,11 @@ void MainWindow::buildMenus()
     rebuildRecentMenu();
     file->addSeparator();
     file->addAction(tr("Load &Pose…"), this, &MainWindow::loadPoseDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
-    file->addAction(tr("Rest P&ose"), this, [this] { m_doc->setPose(rig::Pose{}); });
+    file->addAction(tr("Rest P&ose"), this, [this] { m_doc->editPose(rig::Pose{}, tr("Rest Pose"), 0, true); });
     file->addAction(tr("Go to &Bind Pose"), this, [this] {
         rig::Pose bind;
         bind.base = rig::PoseBase::Bind; // every joint at inverse(inverse bind): the authored shape, as in Maya
-        m_doc->setPose(bind);
+        m_doc->editPose(bind, tr("Go to Bind Pose"), 0, true);
     });
     file->addSeparator();
     QAction* shot = file->addAction(tr("Save Screens&hot…"), this, &MainWindow::screenshotDialog);
@@ -179,6 +193,14 @@ void MainWindow::buildMenus()
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    edit->addAction(undo);
+    edit->addAction(redo);
 
     QMenu* method = menuBar()->addMenu(tr("&Method"));
     auto* methods = new QActionGroup(this);
@@ -291,8 +313,10 @@ void MainWindow::buildMenus()
     m_viewMenu->addSeparator();
     QAction* reset = m_viewMenu->addAction(tr("&Reset Camera"), this, [this] { m_viewport->resetCamera(); });
     reset->setShortcut(QKeySequence(Qt::Key_Home));
-    QAction* frame = m_viewMenu->addAction(tr("&Frame All"), this, [this] { m_viewport->frameAll(); });
+    QAction* frame = m_viewMenu->addAction(tr("&Frame Selection or All"), this, &MainWindow::frameSelection);
     frame->setShortcut(QKeySequence(Qt::Key_F));
+    QAction* frameAll = m_viewMenu->addAction(tr("Frame &All"), this, [this] { m_viewport->frameAll(); });
+    frameAll->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About RigScope"), this, [this] {
@@ -367,7 +391,7 @@ bool MainWindow::applyPoseFile(const QString& path, QString* error)
         return false;
     }
     QString err;
-    if (!m_doc->setPose(pose.value(), &err)) {
+    if (!m_doc->editPose(pose.value(), tr("Load Pose %1").arg(QFileInfo(path).fileName()), 0, true, &err)) {
         if (error)
             *error = path + QStringLiteral(": ") + err;
         return false;
@@ -452,21 +476,34 @@ void MainWindow::syncViewport()
 
 void MainWindow::onEvaluationChanged()
 {
-    // Frame-all uses the CPU evaluation's bounds of the positions the method draws.
-    glm::vec3 lo(std::numeric_limits<float>::infinity()), hi(-std::numeric_limits<float>::infinity());
-    for (const rig::MeshEvaluation& me : m_doc->evaluation().meshes)
-        for (const glm::vec3& p : me.surfaceOf(m_doc->display().method).positions)
-            if (std::isfinite(p.x + p.y + p.z)) {
-                lo = glm::min(lo, p);
-                hi = glm::max(hi, p);
-            }
-    if (lo.x <= hi.x) {
-        m_viewport->setFrameBounds(lo, hi);
-        if (m_frameOnNextEvaluation)
-            m_viewport->frameAll();
+    // Frame-all uses the bounds of the positions the method draws, from the evaluation (computed on its thread).
+    const auto result = m_doc->evaluationResult();
+    if (result) {
+        const Box& b = m_doc->display().method == rig::Method::DualQuaternion ? result->dualQuaternionBounds : result->linearBounds;
+        if (!b.empty()) {
+            m_frameMin = b.min;
+            m_frameMax = b.max;
+            m_viewport->setFrameBounds(b.min, b.max);
+            if (m_frameOnNextEvaluation)
+                m_viewport->frameAll();
+            m_frameOnNextEvaluation = false;
+        }
     }
-    m_frameOnNextEvaluation = false;
     updateStatus();
+}
+
+void MainWindow::frameSelection()
+{
+    const SelectionSet& set = m_doc->selectionSet();
+    if (!set.empty()) {
+        m_doc->evaluator()->requestBox(set.vertices, m_doc->display().method, kFrameSelectionTag);
+        return;
+    }
+    if (m_doc->selectedVertex() >= 0) {
+        m_doc->evaluator()->requestBox({uint32_t(m_doc->selectedVertex())}, m_doc->display().method, kFrameSelectionTag);
+        return;
+    }
+    m_viewport->frameAll();
 }
 
 void MainWindow::updateTitle()
@@ -490,14 +527,16 @@ void MainWindow::updateStatus()
     const rig::Method m = m_doc->display().method;
     m_statusMethod->setText(QString::fromLatin1(rig::methodId(m).data(), int(rig::methodId(m).size())));
     const rig::Evaluation& ev = m_doc->evaluation();
+    const QString updating = m_doc->evaluationCurrent() ? QString() : tr(" (updating…)");
     if (ev.has(m)) {
         const bool skinning = m_doc->display().errorMeasure == ErrorMeasure::Skinning;
         const rig::ErrorStats& s = skinning ? ev.stats[size_t(m)].skinningNormal : ev.stats[size_t(m)].normal;
         const QString what = skinning ? tr("normal error from skinning") : tr("normal error");
-        m_statusError->setText(s.defined ? tr("%1 max %2° mean %3°").arg(what).arg(s.max, 0, 'f', 2).arg(s.mean, 0, 'f', 2)
-                                         : tr("%1 undefined").arg(what));
+        m_statusError->setText((s.defined ? tr("%1 max %2° mean %3°").arg(what).arg(s.max, 0, 'f', 2).arg(s.mean, 0, 'f', 2)
+                                          : tr("%1 undefined").arg(what)) +
+                               updating);
     } else {
-        m_statusError->clear();
+        m_statusError->setText(updating.isEmpty() ? QString() : tr("evaluating…"));
     }
 }
 

@@ -4,6 +4,8 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include <glm/glm.hpp>
+
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -52,8 +54,10 @@ private:
     void updateTitle();
     void syncViewport();
     void onLoadFailed(const QString& message);
-    /// New CPU evaluation: frame bounds for the viewport (and frame once after a new rig), status bar.
+    /// New background evaluation: frame bounds for the viewport (and frame once after a new rig), status bar.
     void onEvaluationChanged();
+    /// F: the selection set, else the picked vertex, else everything.
+    void frameSelection();
 
     Document* m_doc;
     viewer::Viewport* m_viewport = nullptr;
@@ -68,6 +72,7 @@ private:
     QProgressBar* m_progress = nullptr;
     QList<QDockWidget*> m_docks;
     bool m_frameOnNextEvaluation = false;
+    glm::vec3 m_frameMin{-1.0f}, m_frameMax{1.0f};
     QString m_lastError;
 };
 

@@ -1,4 +1,5 @@
-// Every method's error statistics for the current pose, computed off the GUI thread; a row click selects the method.
+// Every method's error statistics for the current pose (from the document's background evaluation), beside a histogram
+// of the current method's normal and tangent errors. A row click selects the method.
 #pragma once
 
 #include <QWidget>
@@ -12,6 +13,7 @@ class Document;
 
 namespace panels {
 
+class ErrorHistogram;
 class MethodStatsModel;
 
 class MethodsPanel : public QWidget {
@@ -20,23 +22,23 @@ public:
     explicit MethodsPanel(app::Document* doc, QWidget* parent = nullptr);
     ~MethodsPanel() override;
     MethodStatsModel* model() const { return m_model; }
-    /// Number of evaluations finished (tests wait on it).
+    ErrorHistogram* histogram() const { return m_histogram; }
+    /// Evaluations shown so far (tests wait on it).
     int completed() const { return m_completed; }
-    /// True while a worker is evaluating.
-    bool isBusy() const { return m_running; }
+    /// True while the numbers shown are not those of the current state.
+    bool isUpdating() const;
 
 signals:
     void updated();
 
 private:
-    void schedule();
+    void refresh();
+    void showStatus();
     app::Document* m_doc;
     MethodStatsModel* m_model;
     QTableView* m_view;
+    ErrorHistogram* m_histogram;
     QLabel* m_status;
-    unsigned m_generation = 0;
-    bool m_running = false;
-    bool m_pending = false;
     int m_completed = 0;
 };
 

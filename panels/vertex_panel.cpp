@@ -55,40 +55,81 @@ void VertexPanel::refresh()
     const rig::Mesh& m = l->rig.meshes[mesh];
     const rig::Evaluation& ev = m_doc->evaluation();
     const rig::Method method = m_doc->display().method;
+    auto jointName = [&](uint32_t skinJoint) -> QString {
+        if (!m.isSkinned())
+            return tr("node");
+        const rig::Skin& skin = l->rig.skins[size_t(m.skin)];
+        if (skinJoint < skin.joints.size() && skin.joints[skinJoint] >= 0)
+            return QString::fromStdString(l->rig.skeleton.nodes[size_t(skin.joints[skinJoint])].name).toHtmlEscaped();
+        if (skinJoint == skin.joints.size())
+            return tr("<i>(unbound: bind position)</i>");
+        return tr("<span style='color:#c00'>joint %1 (out of range)</span>").arg(skinJoint);
+    };
     QString html;
-    html += tr("<b>Vertex %1</b> (mesh '%2', local %3)<br>").arg(global).arg(QString::fromStdString(m.name)).arg(v);
+    html += tr("<b>Vertex %1</b> (mesh '%2', local %3)<br>").arg(global).arg(QString::fromStdString(m.name).toHtmlEscaped()).arg(v);
     html += tr("bind position %1<br>").arg(vec(m.positions[v]));
     if (m.isSkinned() && v + 1 < m.influenceOffsets.size()) {
-        const rig::Skin& skin = l->rig.skins[size_t(m.skin)];
-        html += tr("<b>Raw influences</b><br>");
-        float sum = 0.0f;
+        // As authored: every entry, in file order.
+        html += tr("<b>Raw influences</b> (as authored)<table cellspacing=0 cellpadding=1>");
+        double sum = 0.0;
         for (uint32_t i = m.influenceOffsets[v]; i < m.influenceOffsets[v + 1]; ++i) {
             const rig::Influence in = m.influences[i];
-            const QString name = in.joint < skin.joints.size() && skin.joints[in.joint] >= 0
-                                     ? QString::fromStdString(l->rig.skeleton.nodes[size_t(skin.joints[in.joint])].name)
-                                     : tr("<span style='color:#c00'>joint %1 (out of range)</span>").arg(in.joint);
-            html += QStringLiteral("&nbsp;&nbsp;%1: %2<br>").arg(name).arg(double(in.weight), 0, 'g', 6);
-            sum += in.weight;
+            html += QStringLiteral("<tr><td>&nbsp;&nbsp;%1</td><td align=right>%2</td></tr>")
+                        .arg(jointName(in.joint))
+                        .arg(double(in.weight), 0, 'g', 7);
+            sum += double(in.weight);
         }
-        html += tr("&nbsp;&nbsp;sum %1<br>").arg(double(sum), 0, 'g', 6);
+        html += tr("<tr><td>&nbsp;&nbsp;<i>sum</i></td><td align=right><i>%1</i></td></tr></table>").arg(sum, 0, 'g', 7);
+        // What the runtime skins with: the K largest valid ones, normalised.
+        const rig::InfluenceStream& stream = l->runtime.meshes[mesh].stream;
+        const size_t k = size_t(stream.perVertex);
+        html += tr("<b>Runtime</b> (%1 largest valid, normalised)<table cellspacing=0 cellpadding=1>").arg(k);
+        double runtimeSum = 0.0;
+        for (size_t i = 0; i < k; ++i) {
+            const float w = stream.weights[v * k + i];
+            if (w == 0.0f)
+                continue;
+            html += QStringLiteral("<tr><td>&nbsp;&nbsp;%1</td><td align=right>%2</td></tr>")
+                        .arg(jointName(stream.joints[v * k + i]))
+                        .arg(double(w), 0, 'g', 7);
+            runtimeSum += double(w);
+        }
+        html += tr("<tr><td>&nbsp;&nbsp;<i>sum</i></td><td align=right><i>%1</i></td></tr></table>").arg(runtimeSum, 0, 'g', 7);
     }
     if (mesh < ev.meshes.size() && ev.has(method)) {
         const rig::MeshEvaluation& me = ev.meshes[mesh];
         const rig::MethodFrames& f = me.methods[size_t(method)];
         const rig::Surface& s = me.surfaceOf(method);
         if (v < f.normals.size() && v < s.positions.size()) {
-            html += tr("<b>%1</b><br>").arg(QString::fromLatin1(rig::methodId(method).data()));
+            html += tr("<b>%1</b>%2<br>").arg(QString::fromLatin1(rig::methodId(method).data()),
+                                              m_doc->evaluationCurrent() ? QString() : tr(" <i>(updating…)</i>"));
             html += tr("position %1<br>").arg(vec(s.positions[v]));
-            html += tr("normal %1<br>reference %2<br>normal error %3<br>")
-                        .arg(vec(f.normals[v]), vec(s.referenceNormals[v]), err(f.normalErrorDeg[v]));
+            html += tr("normal %1<br>reference %2<br>").arg(vec(f.normals[v]), vec(s.referenceNormals[v]));
             if (!f.tangents.empty())
-                html += tr("tangent %1 w=%2<br>reference %3<br>tangent error %4<br>")
+                html += tr("tangent %1 w=%2<br>reference %3 w=%4<br>")
                             .arg(vec(glm::vec3(f.tangents[v])))
                             .arg(double(f.tangents[v].w))
-                            .arg(vec(glm::vec3(s.referenceTangents[v])), err(f.tangentErrorDeg[v]));
+                            .arg(vec(glm::vec3(s.referenceTangents[v])))
+                            .arg(double(s.referenceTangents[v].w));
             else
                 html += tr("no tangents (no UV0)<br>");
         }
+        // Every method's errors at this vertex.
+        html += tr("<b>Errors here</b><table cellspacing=0 cellpadding=1><tr><th align=left>method</th><th>normal</th>"
+                   "<th>tangent</th><th>skin N</th><th>skin T</th></tr>");
+        for (rig::Method mm : ev.methods) {
+            const rig::MethodFrames& g = me.methods[size_t(mm)];
+            if (v >= g.normalErrorDeg.size())
+                continue;
+            const bool current = mm == method;
+            html += QStringLiteral("<tr><td>%1%2%3</td><td align=right>%4</td><td align=right>%5</td><td align=right>%6</td>"
+                                   "<td align=right>%7</td></tr>")
+                        .arg(current ? QStringLiteral("<b>") : QString(),
+                             QString::fromLatin1(rig::methodId(mm).data(), int(rig::methodId(mm).size())),
+                             current ? QStringLiteral("</b>") : QString(), err(g.normalErrorDeg[v]), err(g.tangentErrorDeg[v]),
+                             err(g.skinningNormalErrorDeg[v]), err(g.skinningTangentErrorDeg[v]));
+        }
+        html += QStringLiteral("</table>");
     }
     m_view->setHtml(html);
 }

@@ -231,6 +231,7 @@ void TestGui::poseFilesApplyOrExplain()
     g.close();
     b.close();
     QVERIFY(w.applyPoseFile(good));
+    QTRY_VERIFY_WITH_TIMEOUT(doc.evaluationCurrent(), 20000); // the numbers come from the background evaluation
     RS_COMPARE_NEAR(doc.evaluation().stats[size_t(rig::Method::Linear)].normal.max, std::atan(0.25) * 180.0 / M_PI, 1e-3);
     QString err;
     QVERIFY(!w.applyPoseFile(bad, &err));

@@ -214,6 +214,12 @@ void Viewport::frameAll()
     requestRender();
 }
 
+void Viewport::frameBox(const glm::vec3& lo, const glm::vec3& hi)
+{
+    m_camera.frame(lo, hi);
+    requestRender();
+}
+
 void Viewport::requestRender()
 {
     if (isExposed())

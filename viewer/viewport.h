@@ -40,6 +40,8 @@ public:
 
     void resetCamera();
     void frameAll();
+    /// Frames a box (the selection) without changing the frame-all bounds.
+    void frameBox(const glm::vec3& lo, const glm::vec3& hi);
     OrbitCamera& camera() { return m_camera; }
 
     /// Renders a frame now and returns the swapchain's pixels (exactly what the viewport shows).

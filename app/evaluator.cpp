@@ -1,0 +1,199 @@
+#include "evaluator.h"
+
+#include <QMetaObject>
+
+#include <chrono>
+#include <cmath>
+
+#include "document.h"
+#include "viewer/picking.h"
+
+namespace app {
+
+namespace {
+
+Box boundsOf(const rig::Evaluation& eval, bool dualQuaternion)
+{
+    Box b;
+    b.min = glm::vec3(std::numeric_limits<float>::infinity());
+    b.max = glm::vec3(-std::numeric_limits<float>::infinity());
+    for (const rig::MeshEvaluation& me : eval.meshes)
+        for (const glm::vec3& p : (dualQuaternion ? me.dualQuaternion : me.linear).positions)
+            if (std::isfinite(p.x + p.y + p.z)) {
+                b.min = glm::min(b.min, p);
+                b.max = glm::max(b.max, p);
+            }
+    return b;
+}
+
+} // namespace
+
+Evaluator::Evaluator(QObject* parent) : QObject(parent)
+{
+    m_thread = std::thread([this] { run(); });
+}
+
+Evaluator::~Evaluator()
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_stop = true;
+        m_pending.reset();
+        m_questions.clear();
+    }
+    m_wake.notify_all();
+    m_thread.join(); // an evaluation in progress finishes first (it is not interruptible mid-way)
+}
+
+unsigned Evaluator::request(std::shared_ptr<const LoadedRig> rig, const rig::ResolvedPose& pose,
+                            const rig::DeformSettings& settings)
+{
+    unsigned generation;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        generation = ++m_generation;
+        m_pending = Job{std::move(rig), pose, settings, generation};
+    }
+    m_wake.notify_one();
+    return generation;
+}
+
+void Evaluator::clear()
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_pending.reset();
+    m_dropLatest = true;
+    ++m_generation; // a result in flight is now stale
+}
+
+void Evaluator::requestPick(const glm::vec3& origin, const glm::vec3& dir, float maxAngleRad, rig::Method method)
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_questions.push_back([this, origin, dir, maxAngleRad, method](const EvaluationResult* latest) {
+            const int v = latest ? viewer::pickVertex(latest->eval, method, origin, dir, maxAngleRad) : -1;
+            QMetaObject::invokeMethod(this, [this, v] { emit picked(v); }, Qt::QueuedConnection);
+        });
+    }
+    m_wake.notify_one();
+}
+
+void Evaluator::requestBox(std::vector<uint32_t> vertices, rig::Method method, int tag)
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_questions.push_back([this, vertices = std::move(vertices), method, tag](const EvaluationResult* latest) {
+            Box box;
+            if (latest) {
+                box.min = glm::vec3(std::numeric_limits<float>::infinity());
+                box.max = -box.min;
+                // Global index -> mesh, then the method's surface.
+                const rig::Evaluation& e = latest->eval;
+                for (uint32_t g : vertices) {
+                    size_t base = 0;
+                    for (const rig::MeshEvaluation& me : e.meshes) {
+                        const std::vector<glm::vec3>& p = me.surfaceOf(method).positions;
+                        if (g < base + p.size()) {
+                            const glm::vec3 x = p[g - base];
+                            if (std::isfinite(x.x + x.y + x.z)) {
+                                box.min = glm::min(box.min, x);
+                                box.max = glm::max(box.max, x);
+                            }
+                            break;
+                        }
+                        base += p.size();
+                    }
+                }
+            }
+            QMetaObject::invokeMethod(this, [this, tag, box] { emit boxReady(tag, box); }, Qt::QueuedConnection);
+        });
+    }
+    m_wake.notify_one();
+}
+
+bool Evaluator::isPending() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_pending.has_value() || m_running || m_published != m_generation;
+}
+
+unsigned Evaluator::latestRequest() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_generation;
+}
+
+void Evaluator::run()
+{
+    // Results are reused once nobody else holds them (the GUI keeps the latest, queued calls keep theirs until they
+    // are delivered), so that a drag does not allocate an evaluation per step.
+    std::vector<std::shared_ptr<EvaluationResult>> pool;
+    std::shared_ptr<EvaluationResult> latest;
+    std::unique_lock<std::mutex> lock(m_mutex);
+    for (;;) {
+        m_wake.wait(lock, [this] { return m_stop || m_pending || !m_questions.empty(); });
+        if (m_stop)
+            return;
+        if (m_dropLatest) {
+            latest.reset();
+            m_dropLatest = false;
+        }
+        if (m_pending) {
+            Job job = std::move(*m_pending);
+            m_pending.reset();
+            m_running = true;
+            lock.unlock();
+
+            std::shared_ptr<EvaluationResult> result;
+            for (const auto& candidate : pool)
+                if (candidate.use_count() == 1 && candidate != latest) {
+                    result = candidate;
+                    break;
+                }
+            if (!result) {
+                result = std::make_shared<EvaluationResult>();
+                if (pool.size() < 3)
+                    pool.push_back(result);
+            }
+            const auto start = std::chrono::steady_clock::now();
+            result->rig = job.rig;
+            result->pose = job.pose;
+            result->settings = job.settings;
+            result->generation = job.generation;
+            rig::evaluate(job.rig->rig, job.rig->runtime, job.pose, rig::allMethods(), job.settings, result->eval);
+            result->linearBounds = boundsOf(result->eval, false);
+            result->dualQuaternionBounds = boundsOf(result->eval, true);
+            result->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            latest = result;
+
+            lock.lock();
+            m_running = false;
+            if (job.generation == m_generation) {
+                // Still the newest: publish. (A newer request supersedes it: dropped without a signal.)
+                std::shared_ptr<const EvaluationResult> published = result;
+                const unsigned generation = job.generation;
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, published, generation] {
+                        {
+                            std::lock_guard<std::mutex> guard(m_mutex);
+                            if (generation != m_generation)
+                                return; // stale by the time it arrived
+                            m_published = generation;
+                        }
+                        emit finished(published);
+                    },
+                    Qt::QueuedConnection);
+            }
+            continue; // a newer request first, then the questions
+        }
+        auto questions = std::move(m_questions);
+        m_questions.clear();
+        lock.unlock();
+        for (auto& q : questions)
+            q(latest.get());
+        lock.lock();
+    }
+}
+
+} // namespace app

@@ -1,0 +1,95 @@
+// The background evaluation of the current state: every method, the reference, the errors and the statistics for
+// the numbers the panels show, off the GUI thread. One owned worker thread; requests coalesce (the newest wins, a
+// request replaced before it started is never run, a result that is stale when it arrives is dropped); the result
+// comes back through a queued call on the evaluator's thread; the destructor stops and joins the worker.
+//
+// The worker also answers the questions that need the vertices (picking, the box of a set of vertices), against the
+// latest evaluation it computed, after any evaluation requested before them: the GUI thread never loops over vertices.
+#pragma once
+
+#include <QObject>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "rig/deform/deform.h"
+#include "rig/model/pose.h"
+
+namespace app {
+
+struct LoadedRig;
+
+/// An axis-aligned box; empty when min > max.
+struct Box {
+    glm::vec3 min{1.0f}, max{-1.0f};
+    bool empty() const { return !(min.x <= max.x); }
+};
+
+/// One evaluation and what it was computed for (immutable once published).
+struct EvaluationResult {
+    std::shared_ptr<const LoadedRig> rig;
+    rig::ResolvedPose pose;
+    rig::DeformSettings settings;
+    rig::Evaluation eval;  ///< every method
+    Box linearBounds;      ///< of the linear-blend positions (every method but dual-quaternion draws them)
+    Box dualQuaternionBounds;
+    unsigned generation = 0; ///< the request's
+    double milliseconds = 0.0;
+};
+
+class Evaluator : public QObject {
+    Q_OBJECT
+public:
+    explicit Evaluator(QObject* parent = nullptr);
+    ~Evaluator() override;
+
+    /// Evaluates every method for this state (replacing a request not yet started). Returns the request's generation.
+    unsigned request(std::shared_ptr<const LoadedRig> rig, const rig::ResolvedPose& pose, const rig::DeformSettings& settings);
+    /// Drops the pending request and the published result (a new rig is coming).
+    void clear();
+
+    /// The vertex nearest to the ray (viewer::pickVertex) on the surface of `method`, answered by picked().
+    void requestPick(const glm::vec3& origin, const glm::vec3& dir, float maxAngleRad, rig::Method method);
+    /// The box of global vertices `vertices` on the surface of `method`, answered by boxReady().
+    void requestBox(std::vector<uint32_t> vertices, rig::Method method, int tag);
+
+    /// True while a requested evaluation has not been published yet.
+    bool isPending() const;
+    unsigned latestRequest() const;
+
+signals:
+    /// A result of the latest request (results of replaced requests are not emitted).
+    void finished(std::shared_ptr<const EvaluationResult> result);
+    void picked(int vertex);
+    void boxReady(int tag, Box box);
+
+private:
+    struct Job {
+        std::shared_ptr<const LoadedRig> rig;
+        rig::ResolvedPose pose;
+        rig::DeformSettings settings;
+        unsigned generation = 0;
+    };
+    void run();
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::optional<Job> m_pending;              ///< the newest request not yet started
+    std::deque<std::function<void(const EvaluationResult*)>> m_questions; ///< after the pending evaluation
+    unsigned m_generation = 0;                 ///< of the newest request
+    unsigned m_published = 0;                  ///< of the newest result delivered
+    bool m_running = false;                    ///< the worker is evaluating
+    bool m_dropLatest = false;                 ///< clear(): questions get no (old) evaluation
+    bool m_stop = false;
+    std::thread m_thread;
+};
+
+} // namespace app
