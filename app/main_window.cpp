@@ -26,9 +26,9 @@
 
 #include "document.h"
 #include "rig/io/pose_file.h"
-#include "panels/audit_panel.h"
-#include "panels/methods_panel.h"
-#include "panels/vertex_panel.h"
+#include "panels/inspect/audit_panel.h"
+#include "panels/stats/methods_panel.h"
+#include "panels/inspect/vertex_panel.h"
 #include "rig/io/import.h"
 #include "rig/model/samples.h"
 #include "viewer/picking.h"

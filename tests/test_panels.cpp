@@ -6,10 +6,10 @@
 #include <QApplication>
 
 #include "app/document.h"
-#include "panels/audit_panel.h"
-#include "panels/method_stats_model.h"
-#include "panels/methods_panel.h"
-#include "panels/vertex_panel.h"
+#include "panels/inspect/audit_panel.h"
+#include "panels/stats/method_stats_model.h"
+#include "panels/stats/methods_panel.h"
+#include "panels/inspect/vertex_panel.h"
 
 class TestPanels : public QObject {
     Q_OBJECT

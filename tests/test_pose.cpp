@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include "rig/io/pose_file.h"
+#include "rig/model/joint_tools.h"
 #include "rig/model/pose.h"
 
 using namespace rig;
@@ -31,6 +32,12 @@ void compareVec(const glm::vec3& a, const glm::vec3& b, float tol = 1e-5f)
         RS_COMPARE_NEAR(a[i], b[i], tol);
 }
 
+/// The angles recovered from the matrix the angles make.
+glm::vec3 eulerFromMatrixOrSelf(const glm::vec3& angles, const glm::vec3& nearDeg)
+{
+    return eulerXYZFromMatrix(eulerXYZ(angles), nearDeg);
+}
+
 } // namespace
 
 class TestPose : public QObject {
@@ -46,6 +53,11 @@ private slots:
     void poseFileErrors_data();
     void poseFileErrors();
     void writtenPoseReadsBackEqual();
+    void eulerFromMatrixRecoversAnglesNearTheHint();
+    void eulerFromMatrixAtGimbalLockKeepsX();
+    void axisAngleTurnsRightHanded();
+    void boneAxisPointsToChildElseAwayFromParent();
+    void lessonEditsActAboutTheBone();
 };
 
 void TestPose::eulerOrderIsXThenYThenZ()
@@ -234,4 +246,70 @@ void TestPose::writtenPoseReadsBackEqual()
 }
 
 QTEST_GUILESS_MAIN(TestPose)
+void TestPose::eulerFromMatrixRecoversAnglesNearTheHint()
+{
+    const glm::vec3 angles(30.0f, -40.0f, 125.0f);
+    compareVec(eulerFromMatrixOrSelf(angles, glm::vec3(0.0f)), angles, 1e-3f);
+    // The same rotation, asked near (360, 0, 0): X comes back as 390 rather than 30 (a drag past a full turn).
+    compareVec(eulerFromMatrixOrSelf(angles, glm::vec3(360.0f, 0.0f, 0.0f)), angles + glm::vec3(360, 0, 0), 1e-3f);
+    // Near -180 on Z the equivalent -235 is chosen.
+    compareVec(eulerFromMatrixOrSelf(angles, glm::vec3(0.0f, 0.0f, -180.0f)), angles - glm::vec3(0, 0, 360), 1e-3f);
+}
+
+void TestPose::eulerFromMatrixAtGimbalLockKeepsX()
+{
+    // Y = +90: only X - Z is determined (X·Z combine). Asked near X = 20, X stays 20 and Z makes up the rest.
+    for (float y : {90.0f, -90.0f}) {
+        const glm::mat3 r = eulerXYZ(glm::vec3(50.0f, y, 10.0f));
+        const glm::vec3 e = eulerXYZFromMatrix(r, glm::vec3(20.0f, y, 0.0f));
+        RS_COMPARE_NEAR(e.x, 20.0f, 1e-3f);
+        RS_COMPARE_NEAR(e.y, y, 1e-2f);
+        const glm::mat3 back = eulerXYZ(e);
+        for (int c = 0; c < 3; ++c)
+            for (int k = 0; k < 3; ++k)
+                RS_COMPARE_NEAR(back[c][k], r[c][k], 1e-4f);
+    }
+}
+
+void TestPose::axisAngleTurnsRightHanded()
+{
+    compareVec(axisAngle(glm::vec3(0, 0, 1), 90.0f) * glm::vec3(1, 0, 0), glm::vec3(0, 1, 0));
+    compareVec(axisAngle(glm::vec3(1, 0, 0), 90.0f) * glm::vec3(0, 1, 0), glm::vec3(0, 0, 1));
+    // An unnormalised axis is normalised; the axis itself is fixed.
+    compareVec(axisAngle(glm::vec3(0, 2, 0), 37.0f) * glm::vec3(0, 1, 0), glm::vec3(0, 1, 0));
+    compareVec(axisAngle(glm::vec3(1, 1, 0), 180.0f) * glm::vec3(1, 0, 0), glm::vec3(0, 1, 0));
+}
+
+void TestPose::boneAxisPointsToChildElseAwayFromParent()
+{
+    Rig r = twoNodeRig();
+    // a's child b sits at (2, 0, 0) in a's frame.
+    compareVec(boneAxis(r, 0), glm::vec3(1, 0, 0));
+    // b is a leaf at (2, 0, 0) from a with no rotation of its own: the bone continues along +X.
+    compareVec(boneAxis(r, 1), glm::vec3(1, 0, 0));
+    // A leaf rotated 90° about Z: its offset (2,0,0) seen in its own frame is (0,-2,0).
+    r.skeleton.nodes[1].rest.rotation = glm::angleAxis(glm::radians(90.0f), glm::vec3(0, 0, 1));
+    compareVec(boneAxis(r, 1), glm::vec3(0, -1, 0));
+    QCOMPARE(dominantAxis(glm::vec3(0.1f, -0.9f, 0.3f)), 1);
+    QCOMPARE(dominantAxis(glm::vec3(0.1f, 0.2f, -0.3f)), 2);
+    // Out of range: +X rather than a crash.
+    compareVec(boneAxis(r, 7), glm::vec3(1, 0, 0));
+}
+
+void TestPose::lessonEditsActAboutTheBone()
+{
+    const glm::vec3 bone = glm::normalize(glm::vec3(0, 1, 0));
+    // Twist 180 about Y: the bone is fixed and x flips.
+    const JointEdit tw = twistEdit(bone, 180.0f);
+    compareVec(eulerXYZ(tw.rotateDeg) * bone, bone);
+    compareVec(eulerXYZ(tw.rotateDeg) * glm::vec3(1, 0, 0), glm::vec3(-1, 0, 0), 1e-4f);
+    // Bend 90: the bone turns a right angle (about an axis perpendicular to it).
+    const JointEdit bd = bendEdit(bone, 90.0f);
+    RS_COMPARE_NEAR(glm::dot(eulerXYZ(bd.rotateDeg) * bone, bone), 0.0f, 1e-5f);
+    // Squash: the bone's axis (Y) gets `along`, the others `across`.
+    const JointEdit sq = squashEdit(bone, 0.5f, 1.5f);
+    compareVec(sq.scale, glm::vec3(1.5f, 0.5f, 1.5f));
+    QVERIFY(sq.rotateDeg == glm::vec3(0.0f));
+}
+
 #include "test_pose.moc"

@@ -1,0 +1,101 @@
+#include "rig/model/joint_tools.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rig/model/math.h"
+
+namespace rig {
+
+namespace {
+
+constexpr float kRadToDeg = 57.29577951308232f;
+
+float nearestEquivalent(float deg, float nearDeg)
+{
+    return deg + 360.0f * std::round((nearDeg - deg) / 360.0f);
+}
+
+} // namespace
+
+glm::vec3 eulerXYZFromMatrix(const glm::mat3& r, const glm::vec3& nearDeg)
+{
+    // R = Rz(c) Ry(b) Rx(a): row 2 is (-sin b, cos b sin a, cos b cos a); column 0 is (cos c cos b, sin c cos b, -sin b).
+    // glm is column-major: r[col][row].
+    const float s = std::clamp(-r[0][2], -1.0f, 1.0f);
+    float a, b, c;
+    if (std::fabs(s) < 0.9999995f) {
+        b = std::asin(s);
+        a = std::atan2(r[1][2], r[2][2]);
+        c = std::atan2(r[0][1], r[0][0]);
+    } else {
+        // Gimbal lock: only a - c (or a + c) is determined; keep X and give the rest to Z.
+        b = s > 0.0f ? 1.5707963267948966f : -1.5707963267948966f;
+        a = radians(nearDeg.x);
+        // With b = ±90°: r[1][0] = sin(a ∓ c)·(±1)... solve c from the first row of R Rx(-a).
+        const glm::mat3 ra = r * glm::transpose(eulerXYZ(glm::vec3(nearDeg.x, 0.0f, 0.0f)));
+        c = std::atan2(-ra[1][0], ra[1][1]);
+    }
+    return glm::vec3(nearestEquivalent(a * kRadToDeg, nearDeg.x), nearestEquivalent(b * kRadToDeg, nearDeg.y),
+                     nearestEquivalent(c * kRadToDeg, nearDeg.z));
+}
+
+glm::mat3 axisAngle(const glm::vec3& axis, float degrees)
+{
+    const glm::vec3 k = glm::normalize(axis);
+    const float t = radians(degrees), c = std::cos(t), s = std::sin(t);
+    const glm::mat3 K(glm::vec3(0, k.z, -k.y), glm::vec3(-k.z, 0, k.x), glm::vec3(k.y, -k.x, 0)); // columns
+    return glm::mat3(1.0f) + s * K + (1.0f - c) * (K * K);
+}
+
+glm::vec3 boneAxis(const Rig& rig, int node)
+{
+    const auto& nodes = rig.skeleton.nodes;
+    if (node < 0 || size_t(node) >= nodes.size())
+        return glm::vec3(1, 0, 0);
+    for (size_t i = size_t(node) + 1; i < nodes.size(); ++i)
+        if (nodes[i].parent == node) {
+            const glm::vec3 d = safeNormalize(nodes[i].rest.translation);
+            if (isDefined(d))
+                return d;
+        }
+    // A leaf: continue the bone from the parent (the node's offset, brought into its own frame).
+    const Transform& t = nodes[size_t(node)].rest;
+    const glm::vec3 d = safeNormalize(glm::inverse(glm::mat3_cast(t.rotation)) * t.translation);
+    return isDefined(d) ? d : glm::vec3(1, 0, 0);
+}
+
+int dominantAxis(const glm::vec3& dir)
+{
+    const glm::vec3 a = glm::abs(dir);
+    return a.x >= a.y && a.x >= a.z ? 0 : a.y >= a.z ? 1 : 2;
+}
+
+JointEdit twistEdit(const glm::vec3& bone, float degrees)
+{
+    JointEdit e;
+    e.rotateDeg = eulerXYZFromMatrix(axisAngle(bone, degrees), glm::vec3(0.0f));
+    return e;
+}
+
+JointEdit bendEdit(const glm::vec3& bone, float degrees)
+{
+    // The local axis least aligned with the bone, made perpendicular to it.
+    const glm::vec3 b = glm::normalize(bone);
+    const glm::vec3 a = glm::abs(b);
+    glm::vec3 axis = a.z <= a.x && a.z <= a.y ? glm::vec3(0, 0, 1) : a.y <= a.x ? glm::vec3(0, 1, 0) : glm::vec3(1, 0, 0);
+    axis = glm::normalize(axis - b * glm::dot(b, axis));
+    JointEdit e;
+    e.rotateDeg = eulerXYZFromMatrix(axisAngle(axis, degrees), glm::vec3(0.0f));
+    return e;
+}
+
+JointEdit squashEdit(const glm::vec3& bone, float along, float across)
+{
+    JointEdit e;
+    e.scale = glm::vec3(across);
+    e.scale[dominantAxis(bone)] = along;
+    return e;
+}
+
+} // namespace rig
