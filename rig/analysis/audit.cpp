@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "rig/analysis/reference.h"
+#include "rig/analysis/weight_checks.h"
 #include "rig/model/math.h"
 
 #include <cassert>
@@ -18,16 +19,16 @@ using Sev = AuditFinding::Severity;
 // Collects affected indices for one finding code.
 struct Counter {
     size_t count = 0;
-    std::vector<uint32_t> examples;
+    std::vector<uint32_t> indices;
     void hit(size_t index)
     {
-        if (examples.size() < kAuditExamples)
-            examples.push_back(uint32_t(index));
+        indices.push_back(uint32_t(index));
         ++count;
     }
 };
 
-void emit(Audit& a, Sev sev, const char* code, const std::string& mesh, const Counter& c, std::string message)
+void emit(Audit& a, Sev sev, const char* code, const std::string& mesh, int meshIndex, AuditFinding::Subject subject,
+          Counter& c, std::string message)
 {
     if (c.count == 0)
         return;
@@ -35,8 +36,11 @@ void emit(Audit& a, Sev sev, const char* code, const std::string& mesh, const Co
     f.severity = sev;
     f.code = code;
     f.mesh = mesh;
+    f.meshIndex = meshIndex;
+    f.subject = subject;
     f.count = c.count;
-    f.examples = c.examples;
+    f.examples.assign(c.indices.begin(), c.indices.begin() + ptrdiff_t(std::min(c.indices.size(), kAuditExamples)));
+    f.indices = std::move(c.indices);
     f.message = std::move(message);
     a.findings.push_back(std::move(f));
 }
@@ -58,6 +62,33 @@ std::string_view severityName(AuditFinding::Severity s)
     case Sev::Error: return "error";
     }
     return "info";
+}
+
+std::vector<uint32_t> findingVertices(const Rig& rig, const AuditFinding& f)
+{
+    std::vector<uint32_t> out;
+    if (f.meshIndex < 0 || size_t(f.meshIndex) >= rig.meshes.size())
+        return out;
+    uint32_t base = 0;
+    for (int m = 0; m < f.meshIndex; ++m)
+        base += uint32_t(rig.meshes[size_t(m)].vertexCount());
+    const Mesh& mesh = rig.meshes[size_t(f.meshIndex)];
+    if (f.subject == AuditFinding::Subject::Vertex) {
+        out.reserve(f.indices.size());
+        for (uint32_t v : f.indices)
+            if (v < mesh.vertexCount())
+                out.push_back(base + v);
+    } else if (f.subject == AuditFinding::Subject::Triangle) {
+        out.reserve(3 * f.indices.size());
+        for (uint32_t t : f.indices)
+            if (t < mesh.triangleCount())
+                for (int k = 0; k < 3; ++k)
+                    if (mesh.indices[3 * size_t(t) + size_t(k)] < mesh.vertexCount())
+                        out.push_back(base + mesh.indices[3 * size_t(t) + size_t(k)]);
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+    }
+    return out;
 }
 
 size_t Audit::count(AuditFinding::Severity s) const
@@ -109,20 +140,29 @@ Audit auditRig(const Rig& rig, std::span<const BindReference> bind)
                 mirrored.hit(j);
         }
         const std::string label = skin.name.empty() ? "skin " + std::to_string(s) : skin.name;
-        emit(a, Sev::Error, "singular-bind-matrix", "", singular,
+        auto emitJoints = [&a](Sev sev, const char* code, Counter& c, std::string message) {
+            emit(a, sev, code, "", -1, AuditFinding::Subject::Joint, c, std::move(message));
+        };
+        emitJoints(Sev::Error, "singular-bind-matrix", singular,
              label + ": " + std::to_string(singular.count) + " joints have a singular or non-finite inverse bind matrix");
-        emit(a, Sev::Warning, "mirrored-bind-matrix", "", mirrored,
+        emitJoints(Sev::Warning, "mirrored-bind-matrix", mirrored,
              label + ": " + std::to_string(mirrored.count) +
                  " joints have a mirrored inverse bind matrix (det < 0): dual quaternions cannot represent them");
-        emit(a, Sev::Error, "joint-without-node", "", missing,
+        emitJoints(Sev::Error, "joint-without-node", missing,
              label + ": " + std::to_string(missing.count) + " joints name no node of the scene");
-        emit(a, Sev::Warning, "duplicate-joint", "", duplicate,
+        emitJoints(Sev::Warning, "duplicate-joint", duplicate,
              label + ": " + std::to_string(duplicate.count) + " joints repeat a node already in the skin");
     }
 
     for (size_t mi = 0; mi < rig.meshes.size(); ++mi) {
         const Mesh& mesh = rig.meshes[mi];
         const std::string label = meshLabel(mesh, mi);
+        auto emitVertices = [&a, &label, mi](Sev sev, const char* code, Counter& c, std::string message) {
+            emit(a, sev, code, label, int(mi), AuditFinding::Subject::Vertex, c, std::move(message));
+        };
+        auto emitTriangles = [&a, &label, mi](Sev sev, const char* code, Counter& c, std::string message) {
+            emit(a, sev, code, label, int(mi), AuditFinding::Subject::Triangle, c, std::move(message));
+        };
         MeshAudit ma;
         ma.name = label;
         ma.vertices = mesh.vertexCount();
@@ -141,13 +181,13 @@ Audit auditRig(const Rig& rig, std::span<const BindReference> bind)
             if (v < mesh.uvs.size() && !(std::isfinite(mesh.uvs[v].x) && std::isfinite(mesh.uvs[v].y)))
                 badUv.hit(v);
         }
-        emit(a, Sev::Error, "non-finite-position", label, badPos,
+        emitVertices(Sev::Error, "non-finite-position", badPos,
              label + ": " + std::to_string(badPos.count) + " vertices have a NaN or infinite position");
-        emit(a, Sev::Error, "non-finite-normal", label, badNrm,
+        emitVertices(Sev::Error, "non-finite-normal", badNrm,
              label + ": " + std::to_string(badNrm.count) + " vertices have a NaN or infinite normal");
-        emit(a, Sev::Warning, "zero-normal", label, zeroNrm,
+        emitVertices(Sev::Warning, "zero-normal", zeroNrm,
              label + ": " + std::to_string(zeroNrm.count) + " vertices have a zero-length rest normal");
-        emit(a, Sev::Error, "non-finite-uv", label, badUv,
+        emitVertices(Sev::Error, "non-finite-uv", badUv,
              label + ": " + std::to_string(badUv.count) + " vertices have a NaN or infinite UV");
 
         // Triangles.
@@ -165,9 +205,9 @@ Audit auditRig(const Rig& rig, std::span<const BindReference> bind)
                     degenerateUv.hit(t);
             }
         }
-        emit(a, Sev::Warning, "zero-area-triangle", label, zeroArea,
+        emitTriangles(Sev::Warning, "zero-area-triangle", zeroArea,
              label + ": " + std::to_string(zeroArea.count) + " triangles have zero area (no normal; they contribute nothing)");
-        emit(a, Sev::Warning, "degenerate-uv-triangle", label, degenerateUv,
+        emitTriangles(Sev::Warning, "degenerate-uv-triangle", degenerateUv,
              label + ": " + std::to_string(degenerateUv.count) +
                  " triangles have degenerate UVs (no UV tangent; they contribute nothing to tangents)");
 
@@ -181,7 +221,7 @@ Audit auditRig(const Rig& rig, std::span<const BindReference> bind)
                 if (isDefined(glm::vec3(t)) && isDefined(glm::vec3(r)) && (t.w < 0.0f) != (r.w < 0.0f))
                     handedness.hit(v);
             }
-            emit(a, Sev::Warning, "tangent-handedness-mismatch", label, handedness,
+            emitVertices(Sev::Warning, "tangent-handedness-mismatch", handedness,
                  label + ": " + std::to_string(handedness.count) +
                      " vertices have an authored tangent handedness (w) opposite to the one their UVs and triangles give "
                      "at the bind pose (normal maps shade them inside out)");
@@ -194,77 +234,55 @@ Audit auditRig(const Rig& rig, std::span<const BindReference> bind)
         const size_t jointCount = size_t(mesh.skin) < rig.skins.size() ? rig.skins[size_t(mesh.skin)].joints.size() : 0;
         Counter nonFinite, negative, outOfRange, unweighted, notNormalised, over4, over8, dup;
         double minSum = std::numeric_limits<double>::infinity(), maxSum = -minSum;
-        std::vector<uint32_t> seen;
         for (size_t v = 0; v < n && v + 1 < mesh.influenceOffsets.size(); ++v) {
             const uint32_t b = mesh.influenceOffsets[v], e = std::min<uint32_t>(mesh.influenceOffsets[v + 1], uint32_t(mesh.influences.size()));
-            size_t valid = 0;
-            double sum = 0.0;
-            bool hasNonFinite = false, hasNegative = false, hasOut = false, hasDup = false;
-            seen.clear();
-            for (uint32_t i = b; i < e; ++i) {
-                const Influence in = mesh.influences[i];
-                if (!std::isfinite(in.weight)) {
-                    hasNonFinite = true;
-                    continue;
-                }
-                if (in.weight < 0.0f)
-                    hasNegative = true;
-                if (in.joint >= jointCount) {
-                    hasOut = true;
-                    continue;
-                }
-                if (std::find(seen.begin(), seen.end(), in.joint) != seen.end())
-                    hasDup = true;
-                seen.push_back(in.joint);
-                sum += in.weight;
-                if (in.weight > 0.0f)
-                    ++valid;
-            }
-            if (hasNonFinite)
+            const VertexWeightFacts f =
+                vertexWeightFacts(std::span<const Influence>(mesh.influences.data() + b, b < e ? e - b : 0), jointCount);
+            if (f.nonFinite)
                 nonFinite.hit(v);
-            if (hasNegative)
+            if (f.negative)
                 negative.hit(v);
-            if (hasOut)
+            if (f.outOfRange)
                 outOfRange.hit(v);
-            if (hasDup)
+            if (f.duplicate)
                 dup.hit(v);
-            ma.maxInfluences = std::max(ma.maxInfluences, valid);
-            ++ma.influenceCounts[std::min<size_t>(valid, 9)];
-            if (valid == 0) {
+            ma.maxInfluences = std::max<size_t>(ma.maxInfluences, f.usable);
+            ++ma.influenceCounts[std::min<size_t>(f.usable, 9)];
+            if (f.usable == 0) {
                 unweighted.hit(v);
                 continue;
             }
-            minSum = std::min(minSum, sum);
-            maxSum = std::max(maxSum, sum);
-            if (std::fabs(sum - 1.0) > kWeightSumTolerance)
-                notNormalised.hit(v);
-            if (valid > 4)
+            minSum = std::min(minSum, f.sum);
+            maxSum = std::max(maxSum, f.sum);
+            if (f.nonNormalized)
+                notNormalised.hit(v); // unweighted vertices are left to unweighted-vertex (the report counts them here too)
+            if (f.usable > 4)
                 over4.hit(v);
-            if (valid > 8)
+            if (f.usable > 8)
                 over8.hit(v);
         }
         ma.minWeightSum = std::isfinite(minSum) ? minSum : 0.0;
         ma.maxWeightSum = std::isfinite(maxSum) ? maxSum : 0.0;
         const std::string vs = " vertices";
-        emit(a, Sev::Error, "non-finite-weight", label, nonFinite,
+        emitVertices(Sev::Error, "non-finite-weight", nonFinite,
              label + ": " + std::to_string(nonFinite.count) + vs + " have a NaN or infinite weight (ignored at runtime)");
-        emit(a, Sev::Error, "negative-weight", label, negative,
+        emitVertices(Sev::Error, "negative-weight", negative,
              label + ": " + std::to_string(negative.count) + vs + " have a negative weight (ignored at runtime)");
-        emit(a, Sev::Error, "joint-out-of-range", label, outOfRange,
+        emitVertices(Sev::Error, "joint-out-of-range", outOfRange,
              label + ": " + std::to_string(outOfRange.count) + vs + " reference a joint index beyond the skin's " +
                  std::to_string(jointCount) + " joints (ignored at runtime)");
-        emit(a, Sev::Warning, "duplicate-influence", label, dup,
+        emitVertices(Sev::Warning, "duplicate-influence", dup,
              label + ": " + std::to_string(dup.count) + vs + " list the same joint twice");
-        emit(a, Sev::Error, "unweighted-vertex", label, unweighted,
+        emitVertices(Sev::Error, "unweighted-vertex", unweighted,
              label + ": " + std::to_string(unweighted.count) + vs +
                  " have no valid influence (they stay at their bind position)");
-        emit(a, Sev::Warning, "weights-not-normalised", label, notNormalised,
-             label + ": " + std::to_string(notNormalised.count) + vs + " have weights that do not sum to 1 (range " +
+        emitVertices(Sev::Warning, "weights-not-normalised", notNormalised,
+             label + ": " + std::to_string(notNormalised.count) + vs + " have weights that do not sum to 1 within the glTF validator's float32 tolerance (range " +
                  std::to_string(ma.minWeightSum) + " .. " + std::to_string(ma.maxWeightSum) +
                  "; normalised at runtime)");
-        emit(a, Sev::Info, "over-4-influences", label, over4,
+        emitVertices(Sev::Info, "over-4-influences", over4,
              label + ": " + std::to_string(over4.count) + vs + " have more than 4 influences (4-influence runtime drops the smallest)");
-        emit(a, Sev::Warning, "over-8-influences", label, over8,
+        emitVertices(Sev::Warning, "over-8-influences", over8,
              label + ": " + std::to_string(over8.count) + vs + " have more than 8 influences");
         a.meshes.push_back(ma);
     }

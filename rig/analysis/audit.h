@@ -14,11 +14,16 @@ namespace rig {
 
 struct AuditFinding {
     enum class Severity : uint8_t { Info, Warning, Error };
+    /// What the indices count.
+    enum class Subject : uint8_t { Rig, Joint, Vertex, Triangle };
     Severity severity = Severity::Info;
+    Subject subject = Subject::Rig;
     std::string code;               ///< stable id, e.g. "weights-not-normalised" (README lists them)
     std::string mesh;               ///< mesh name, empty for rig-wide findings
+    int meshIndex = -1;             ///< index into Rig::meshes for vertex and triangle findings, else -1
     size_t count = 0;               ///< number of affected vertices / triangles / joints
-    std::vector<uint32_t> examples; ///< up to kAuditExamples affected indices (vertex, triangle or joint)
+    std::vector<uint32_t> indices;  ///< every affected index (mesh-local vertex or triangle; skin-local joint), ascending
+    std::vector<uint32_t> examples; ///< the first kAuditExamples of indices
     std::string message;            ///< one readable line
 };
 
@@ -41,13 +46,14 @@ struct Audit {
     const AuditFinding* find(const std::string& code, const std::string& mesh = {}) const;
 };
 
-/// Tolerance on |Σw − 1| before a vertex counts as not normalised.
-inline constexpr double kWeightSumTolerance = 1e-3;
-
 /// The audit of the raw data. With `bind` (one BindReference per mesh, reference.h), also the tangent handedness as
 /// authored against the reference at the bind pose ("tangent-handedness-mismatch").
 Audit auditRig(const Rig& rig, std::span<const BindReference> bind = {});
 
 std::string_view severityName(AuditFinding::Severity s);
+
+/// The global vertex indices (meshes concatenated in file order) a finding touches: its vertices, or the corners of
+/// its triangles (sorted, unique). Empty for joint and rig-wide findings.
+std::vector<uint32_t> findingVertices(const Rig& rig, const AuditFinding& f);
 
 } // namespace rig

@@ -831,18 +831,34 @@ private:
         for (size_t s = 0; s < weights.size(); ++s)
             for (float w : weights[s])
                 total += (w != 0.0f) ? 1 : 0;
-        const uint64_t csrBytes = (vertices + 1) * sizeof(uint32_t) + total * sizeof(Influence);
+        uint64_t zeroWeightJointVertices = 0;
+        for (uint64_t v = 0; v < vertices; ++v) {
+            bool hit = false;
+            for (size_t s = 0; s < weights.size(); ++s)
+                for (size_t c = 0; c < 4; ++c)
+                    hit = hit || (weights[s][size_t(v) * 4 + c] == 0.0f && joints[s][size_t(v) * 4 + c] != 0);
+            zeroWeightJointVertices += hit ? 1 : 0;
+        }
+        const uint64_t csrBytes = (vertices + 1) * sizeof(uint32_t) + total * sizeof(Influence) +
+                                  zeroWeightJointVertices * sizeof(uint32_t);
         if (total > kMaxIndex || !m_budget.take(csrBytes))
             return failure(std::to_string(total) + " influences need more memory than the reader's limit allows");
+        out.zeroWeightJointVertices.reserve(size_t(zeroWeightJointVertices));
         out.influenceOffsets.assign(size_t(vertices) + 1, 0);
         out.influences.reserve(size_t(total));
         for (uint64_t v = 0; v < vertices; ++v) {
+            bool zeroWeightJoint = false;
             for (size_t s = 0; s < weights.size(); ++s)
                 for (size_t c = 0; c < 4; ++c) {
                     const float w = weights[s][size_t(v) * 4 + c];
+                    const uint32_t j = joints[s][size_t(v) * 4 + c];
                     if (w != 0.0f)
-                        out.influences.push_back(Influence{joints[s][size_t(v) * 4 + c], w});
+                        out.influences.push_back(Influence{j, w});
+                    else if (j != 0)
+                        zeroWeightJoint = true;
                 }
+            if (zeroWeightJoint)
+                out.zeroWeightJointVertices.push_back(uint32_t(v)); // within the reserve
             out.influenceOffsets[size_t(v) + 1] = uint32_t(out.influences.size());
         }
         release(temporaries);

@@ -53,6 +53,8 @@ struct GltfPrimitiveSkin {
     /// then set 1, ...), weights == 0.0 skipped. Offsets have vertexCount + 1 entries when skinSets > 0.
     std::vector<uint32_t> influenceOffsets;
     std::vector<Influence> influences;
+    /// Vertices with a component whose weight is 0 and whose joint index is not 0 (ascending).
+    std::vector<uint32_t> zeroWeightJointVertices;
     std::string error;                ///< non-empty: this primitive could not be decoded (the fields above are empty)
     bool needsExternalBuffer = false; ///< the error is an external buffer that baseDir could not resolve
 };

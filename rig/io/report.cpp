@@ -1,5 +1,7 @@
 #include "rig/io/report.h"
 
+#include "rig/analysis/weight_checks.h"
+
 #include <cmath>
 
 #include "rig/io/json_write.h"
@@ -232,6 +234,38 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
         j.string(f.message);
         j.endObject();
     }
+    j.endArray();
+    j.endObject();
+
+    // The raw weight checks (rig/analysis/weight_checks.h): counts, and with --per-vertex the global vertex indices.
+    const WeightChecks wc = checkWeights(rig);
+    j.key("weights");
+    j.beginObject();
+    const std::pair<const char*, const WeightCheck*> checks[] = {
+        {"non_normalized", &wc.nonNormalized},   {"over_4", &wc.over4},
+        {"over_8", &wc.over8},                   {"negative_or_nan", &wc.negativeOrNan},
+        {"duplicate_joints", &wc.duplicateJoints}, {"zero_weight_influences", &wc.zeroWeightInfluences},
+        {"no_influence", &wc.noInfluence}};
+    for (const auto& [name, check] : checks) {
+        j.key(name);
+        j.beginObject();
+        j.key("count");
+        j.integer((long long)check->count);
+        if (options.perVertex) {
+            j.key("vertices");
+            j.beginArray();
+            for (uint32_t v : check->vertices)
+                j.integer(v);
+            j.endArray();
+        }
+        j.endObject();
+    }
+    j.key("max_influences");
+    j.integer((long long)wc.maxInfluences);
+    j.key("unused_joints");
+    j.beginArray();
+    for (int n : wc.unusedJoints)
+        j.string(nodeName(rig, n));
     j.endArray();
     j.endObject();
 

@@ -16,7 +16,7 @@ constexpr uint32_t kMagic = 0x52494731; // "RIG1"
 // The layout of the types written below, as of kRigFormatVersion: a change to one of them must change the writer, the
 // reader, the field-by-field round-trip test (tests/test_import_worker.cpp) and the version.
 static_assert(sizeof(Transform) == 40 && sizeof(Node) == 144 && sizeof(Skin) == 80 && sizeof(Influence) == 8 &&
-                  sizeof(MorphTarget) == 104 && sizeof(Mesh) == 264 && sizeof(JointChannel) == 176 &&
+                  sizeof(MorphTarget) == 104 && sizeof(Mesh) == 288 && sizeof(JointChannel) == 176 &&
                   sizeof(MorphChannel) == 56 && sizeof(Clip) == 88 && sizeof(ImportNote) == 40 && sizeof(Rig) == 152,
               "rig::Rig changed: update serializeRig, deserializeRig, their round-trip test and kRigFormatVersion");
 
@@ -180,6 +180,7 @@ void serializeRig(const Rig& r, std::string& out)
         w.vec(m.indices);
         w.vec(m.influenceOffsets);
         w.vec(m.influences);
+        w.vec(m.zeroWeightJointVertices);
         w.pod(uint64_t(m.morphTargets.size()));
         for (const MorphTarget& t : m.morphTargets) {
             w.str(t.name);
@@ -263,6 +264,7 @@ Result<Rig> deserializeRig(std::string_view data)
             rd.vec(m.indices);
             rd.vec(m.influenceOffsets);
             rd.vec(m.influences);
+            rd.vec(m.zeroWeightJointVertices);
             uint64_t targets = 0;
             if (rd.count(targets, 8)) {
                 m.morphTargets.resize(size_t(targets));

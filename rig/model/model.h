@@ -86,6 +86,10 @@ struct Mesh {
     /// influenceOffsets has vertexCount()+1 entries when the mesh is skinned, and is empty otherwise.
     std::vector<uint32_t> influenceOffsets;
     std::vector<Influence> influences;
+    /// Vertices whose file pairs a joint index other than 0 with a weight of exactly 0 (glTF validator's
+    /// ACCESSOR_JOINTS_USED_ZERO_WEIGHT), ascending. Known for glTF files only: Assimp drops zero-weight entries of
+    /// other formats before we see them.
+    std::vector<uint32_t> zeroWeightJointVertices;
 
     std::vector<MorphTarget> morphTargets;
     std::vector<float> defaultMorphWeights; ///< one per target (glTF mesh.weights), zeros when absent

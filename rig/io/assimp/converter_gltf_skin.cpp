@@ -69,6 +69,7 @@ Result<void> Converter::applyRawSkin(unsigned aiIndex, const aiMesh& src, const 
             const uint64_t before = mesh.influences.size();
             mesh.influenceOffsets = p->influenceOffsets;
             mesh.influences = p->influences;
+            mesh.zeroWeightJointVertices = p->zeroWeightJointVertices;
             for (Influence& in : mesh.influences)
                 if (in.joint < remap.size())
                     in.joint = remap[in.joint]; // beyond the skin: stays raw, so out of range in ours too
