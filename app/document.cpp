@@ -59,6 +59,10 @@ std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& r, int influences, const Q
     loaded->rig = std::move(r);
     loaded->runtime = rig::buildRuntime(loaded->rig, influences);
     loaded->audit = rig::auditRig(loaded->rig, loaded->runtime.bind);
+    loaded->weights = rig::checkWeights(loaded->rig);
+    loaded->findingVertices.reserve(loaded->audit.findings.size());
+    for (const rig::AuditFinding& f : loaded->audit.findings)
+        loaded->findingVertices.push_back(std::make_shared<const std::vector<uint32_t>>(rig::findingVertices(loaded->rig, f)));
     loaded->path = path;
     loaded->displayName = name;
     return loaded;
@@ -163,6 +167,12 @@ bool Document::openSample(const QString& name)
     cancelJobs();
     m_loading = false;
     setLoaded(std::move(result.value()));
+    // A sample opens in the pose that shows its lesson (README: "what it shows"), its lesson joint selected; the
+    // undo history starts empty (Rest Pose is one step away).
+    const rig::SampleLesson lesson = rig::sampleLesson(name.toStdString());
+    setPose(lesson.pose);
+    if (!lesson.joint.empty())
+        setSelectedJoint(m_loaded->rig.skeleton.find(lesson.joint));
     emit loadFinished(QStringLiteral("sample:") + name);
     return true;
 }
@@ -308,6 +318,42 @@ void Document::setOverlay(Overlay o, bool on)
     setDisplay(d);
 }
 
+rig::JointEdit Document::jointEdit(int node) const
+{
+    if (!isAddressable(node))
+        return {};
+    const auto it = m_pose.joints.find(m_loaded->rig.skeleton.nodes[size_t(node)].name);
+    return it == m_pose.joints.end() ? rig::JointEdit{} : it->second;
+}
+
+bool Document::isAddressable(int node) const
+{
+    if (!m_loaded || node < 0 || size_t(node) >= m_loaded->rig.skeleton.nodes.size())
+        return false;
+    const std::string& name = m_loaded->rig.skeleton.nodes[size_t(node)].name;
+    return !name.empty() && m_loaded->rig.skeleton.find(name) == node;
+}
+
+bool Document::editJoint(int node, const rig::JointEdit& edit, const QString& what, int gesture)
+{
+    if (!isAddressable(node))
+        return false;
+    rig::Pose p = m_pose;
+    const std::string& name = m_loaded->rig.skeleton.nodes[size_t(node)].name;
+    if (edit.isIdentity())
+        p.joints.erase(name);
+    else
+        p.joints[name] = edit;
+    return editPose(p, what, gesture);
+}
+
+bool Document::editMorph(const std::string& target, float weight, const QString& what, int gesture)
+{
+    rig::Pose p = m_pose;
+    p.morphs[target] = weight;
+    return editPose(p, what, gesture);
+}
+
 void Document::setSelectedVertex(int v)
 {
     if (!m_loaded || v < -1 || v >= int(m_loaded->rig.vertexCount()))
@@ -330,28 +376,24 @@ void Document::setSelectedJoint(int node)
 
 void Document::setSelectionSet(SelectionSet set)
 {
-    if (m_loaded) {
-        const size_t n = m_loaded->rig.vertexCount();
-        set.vertices.erase(std::remove_if(set.vertices.begin(), set.vertices.end(), [n](uint32_t v) { return v >= n; }),
-                           set.vertices.end());
-    } else {
-        set.vertices.clear();
-    }
-    set.current = std::min(set.current, set.vertices.empty() ? size_t(0) : set.vertices.size() - 1);
+    // Ascending: the last index bounds them all (O(1), whatever the set's size).
+    if (!m_loaded || (!set.empty() && set.vertices->back() >= m_loaded->rig.vertexCount()))
+        set = SelectionSet{};
+    set.current = std::min(set.current, set.empty() ? size_t(0) : set.size() - 1);
     m_selectionSet = std::move(set);
     emit selectionSetChanged();
     if (!m_selectionSet.empty())
-        setSelectedVertex(int(m_selectionSet.vertices[m_selectionSet.current]));
+        setSelectedVertex(int(m_selectionSet.currentVertex()));
 }
 
 void Document::stepSelectionSet(int delta)
 {
     if (m_selectionSet.empty())
         return;
-    const long n = long(m_selectionSet.vertices.size());
+    const long n = long(m_selectionSet.size());
     m_selectionSet.current = size_t(((long(m_selectionSet.current) + delta) % n + n) % n);
     emit selectionSetChanged();
-    setSelectedVertex(int(m_selectionSet.vertices[m_selectionSet.current]));
+    setSelectedVertex(int(m_selectionSet.currentVertex()));
 }
 
 const rig::Evaluation& Document::evaluation() const

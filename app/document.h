@@ -17,6 +17,7 @@
 
 #include "app/evaluator.h"
 #include "rig/analysis/audit.h"
+#include "rig/analysis/weight_checks.h"
 #include "rig/deform/deform.h"
 #include "rig/model/model.h"
 #include "rig/model/pose.h"
@@ -41,14 +42,20 @@ struct LoadedRig {
     QString path; ///< file path, or empty for a sample
     QString displayName;
     QString sampleName; ///< the built-in sample's name, or empty
+    rig::WeightChecks weights; ///< the raw weight checks (per-node influenced vertex counts for the bones panel)
+    /// Per audit finding: the global vertices it touches (rig::findingVertices), for selecting them all.
+    std::vector<std::shared_ptr<const std::vector<uint32_t>>> findingVertices;
 };
 
-/// A set of vertices to look at (an audit finding's), with a cursor for stepping through it.
+/// A set of vertices to look at (an audit finding's), with a cursor for stepping through it. The list is shared (a
+/// finding's is built once, off the GUI thread, with the rig) and never copied.
 struct SelectionSet {
-    QString label;                 ///< e.g. "weights-not-normalised (CesiumMan)"
-    std::vector<uint32_t> vertices; ///< global indices
+    QString label;                                          ///< e.g. "weights-not-normalised (CesiumMan)"
+    std::shared_ptr<const std::vector<uint32_t>> vertices;  ///< global indices, ascending
     size_t current = 0;
-    bool empty() const { return vertices.empty(); }
+    bool empty() const { return !vertices || vertices->empty(); }
+    size_t size() const { return vertices ? vertices->size() : 0; }
+    uint32_t currentVertex() const { return (*vertices)[current]; }
 };
 
 class Document : public QObject {
@@ -66,7 +73,8 @@ public:
     /// loadFailed. On failure the current rig stays. A newer open (or a sample) cancels a load still running: its
     /// worker process is killed and its result dropped.
     void openFile(const QString& path);
-    /// Builds a sample rig (synchronously: they are small). Returns false (and emits loadFailed) on a bad name.
+    /// Builds a sample rig (synchronously: they are small) and puts it in its lesson pose (rig::sampleLesson) with the
+    /// lesson joint selected. Returns false (and emits loadFailed) on a bad name.
     bool openSample(const QString& name);
     /// Replaces the rig at once (used by the loaders and by tests). Resets the pose, the undo history and the
     /// selection.
@@ -82,6 +90,14 @@ public:
     /// (loading a pose file). Consecutive edits of one gesture (beginGesture) merge into one undo step.
     bool editPose(const rig::Pose& pose, const QString& what, int gesture = 0, bool withPlayback = false,
                   QString* error = nullptr);
+    /// The edit of a node in the current pose (identity when it has none).
+    rig::JointEdit jointEdit(int node) const;
+    /// Whether a pose can name this node: its name is non-empty and no earlier node has the same one.
+    bool isAddressable(int node) const;
+    /// An undoable edit of one joint (an identity edit removes it from the pose); false when the node cannot be named.
+    bool editJoint(int node, const rig::JointEdit& edit, const QString& what, int gesture = 0);
+    /// An undoable edit of one morph weight by target name (every mesh's target of that name).
+    bool editMorph(const std::string& target, float weight, const QString& what, int gesture = 0);
     /// A new gesture id: a slider drag or a manipulator drag is one undo step.
     int beginGesture() { return ++m_gestures; }
     QUndoStack* undoStack() const { return m_undo; }
@@ -107,6 +123,7 @@ public:
     int selectedJoint() const { return m_selectedJoint; }
     void setSelectedJoint(int node);
     const SelectionSet& selectionSet() const { return m_selectionSet; }
+    /// Sets the set (its vertices must be ascending global indices of this rig) and selects its current vertex.
     void setSelectionSet(SelectionSet set);
     /// Moves the cursor of the selection set by `delta` (wrapping) and selects that vertex.
     void stepSelectionSet(int delta);

@@ -78,18 +78,18 @@ void Evaluator::requestPick(const glm::vec3& origin, const glm::vec3& dir, float
     m_wake.notify_one();
 }
 
-void Evaluator::requestBox(std::vector<uint32_t> vertices, rig::Method method, int tag)
+void Evaluator::requestBox(std::shared_ptr<const std::vector<uint32_t>> vertices, rig::Method method, int tag)
 {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_questions.push_back([this, vertices = std::move(vertices), method, tag](const EvaluationResult* latest) {
             Box box;
-            if (latest) {
+            if (latest && vertices) {
                 box.min = glm::vec3(std::numeric_limits<float>::infinity());
                 box.max = -box.min;
                 // Global index -> mesh, then the method's surface.
                 const rig::Evaluation& e = latest->eval;
-                for (uint32_t g : vertices) {
+                for (uint32_t g : *vertices) {
                     size_t base = 0;
                     for (const rig::MeshEvaluation& me : e.meshes) {
                         const std::vector<glm::vec3>& p = me.surfaceOf(method).positions;

@@ -59,7 +59,7 @@ public:
     /// The vertex nearest to the ray (viewer::pickVertex) on the surface of `method`, answered by picked().
     void requestPick(const glm::vec3& origin, const glm::vec3& dir, float maxAngleRad, rig::Method method);
     /// The box of global vertices `vertices` on the surface of `method`, answered by boxReady().
-    void requestBox(std::vector<uint32_t> vertices, rig::Method method, int tag);
+    void requestBox(std::shared_ptr<const std::vector<uint32_t>> vertices, rig::Method method, int tag);
 
     /// True while a requested evaluation has not been published yet.
     bool isPending() const;

@@ -14,8 +14,12 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QStatusBar>
+#include <QToolBar>
 #include <QUndoStack>
 
 #include <algorithm>
@@ -26,9 +30,13 @@
 
 #include "document.h"
 #include "rig/io/pose_file.h"
+#include "panels/animation/morph_panel.h"
+#include "panels/animation/timeline_panel.h"
 #include "panels/inspect/audit_panel.h"
-#include "panels/stats/methods_panel.h"
 #include "panels/inspect/vertex_panel.h"
+#include "panels/skeleton/bones_panel.h"
+#include "panels/stats/methods_panel.h"
+#include "rig/model/joint_tools.h"
 #include "rig/io/import.h"
 #include "rig/model/samples.h"
 #include "viewer/picking.h"
@@ -100,6 +108,25 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
         updateStatus();
     });
     connect(m_doc, &Document::selectionChanged, this, [this] { m_viewport->setSelectedVertex(m_doc->selectedVertex()); });
+    connect(m_doc, &Document::jointSelectionChanged, this, [this] { m_viewport->setSelectedJoint(m_doc->selectedJoint()); });
+    connect(m_doc, &Document::selectionSetChanged, this, [this] { m_viewport->setSelectionSet(m_doc->selectionSet().vertices); });
+    connect(m_viewport, &viewer::Viewport::jointPicked, m_doc, &Document::setSelectedJoint);
+    // The rotate manipulator: a drag is one undo step; each move turns the joint about its own axis from where the drag
+    // began (E' = E · R_axis(δ)), written back as XYZ Euler angles continuous with the start.
+    connect(m_viewport, &viewer::Viewport::rotateStarted, this, [this](int node, int) {
+        m_rotateGesture = m_doc->beginGesture();
+        m_rotateStart = m_doc->jointEdit(node);
+    });
+    connect(m_viewport, &viewer::Viewport::rotateDragged, this, [this](int node, int axis, float degrees) {
+        rig::JointEdit e = m_rotateStart;
+        glm::vec3 a(0.0f);
+        a[axis] = 1.0f;
+        e.rotateDeg = rig::eulerXYZFromMatrix(rig::eulerXYZ(m_rotateStart.rotateDeg) * rig::axisAngle(a, degrees), m_rotateStart.rotateDeg);
+        const char* names[3] = {"X", "Y", "Z"};
+        m_doc->editJoint(node, e, tr("Rotate %1 about %2").arg(QString::fromStdString(m_doc->loaded()->rig.skeleton.nodes[size_t(node)].name), QLatin1String(names[axis])),
+                         m_rotateGesture);
+    });
+    connect(m_viewport, &viewer::Viewport::rotateFinished, this, [this](int) { m_rotateGesture = 0; });
     connect(m_doc, &Document::evaluationChanged, this, &MainWindow::onEvaluationChanged);
     connect(m_viewport, &viewer::Viewport::pickRequested, this, [this](QPointF px) {
         glm::vec3 origin, dir;
@@ -138,8 +165,12 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
-    if (!settings.contains(QStringLiteral("geometry")))
-        resize(1280, 800);
+    if (!settings.contains(QStringLiteral("geometry"))) {
+        // First run: most of the screen (at least the classic 1280 × 800).
+        const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1280, 800);
+        resize(std::max(1280, avail.width() * 9 / 10), std::max(800, avail.height() * 9 / 10));
+        resize(std::min(width(), avail.width()), std::min(height(), avail.height()));
+    }
     m_viewport->setSettings(m_doc->display());
     if (m_doc->loaded()) {
         syncViewport();
@@ -162,9 +193,27 @@ void MainWindow::buildDocks()
         m_docks << dock;
         return dock;
     };
-    add(new panels::VertexPanel(m_doc, this), tr("Vertex"), QStringLiteral("dock.vertex"), Qt::RightDockWidgetArea);
-    add(new panels::AuditPanel(m_doc, this), tr("Audit"), QStringLiteral("dock.audit"), Qt::RightDockWidgetArea);
-    add(new panels::MethodsPanel(m_doc, this), tr("Methods"), QStringLiteral("dock.methods"), Qt::BottomDockWidgetArea);
+    // Default layout (a saved one replaces it): posing on the left (Bones, with Morph Targets as a tab), inspection on
+    // the right (Vertex over Audit), the numbers and the timeline across the bottom, full width.
+    setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+    m_bones = new panels::BonesPanel(m_doc, this);
+    QDockWidget* bones = add(m_bones, tr("Bones"), QStringLiteral("dock.bones"), Qt::LeftDockWidgetArea);
+    m_morphs = new panels::MorphPanel(m_doc, this);
+    QDockWidget* morphs = add(m_morphs, tr("Morph Targets"), QStringLiteral("dock.morphs"), Qt::LeftDockWidgetArea);
+    tabifyDockWidget(bones, morphs);
+    bones->raise();
+    QDockWidget* vertex = add(new panels::VertexPanel(m_doc, this), tr("Vertex"), QStringLiteral("dock.vertex"), Qt::RightDockWidgetArea);
+    m_audit = new panels::AuditPanel(m_doc, this);
+    QDockWidget* audit = add(m_audit, tr("Audit"), QStringLiteral("dock.audit"), Qt::RightDockWidgetArea);
+    connect(m_audit, &panels::AuditPanel::frameRequested, this, &MainWindow::frameSelection);
+    QDockWidget* methods = add(new panels::MethodsPanel(m_doc, this), tr("Methods"), QStringLiteral("dock.methods"), Qt::BottomDockWidgetArea);
+    m_timeline = new panels::TimelinePanel(m_doc, this);
+    QDockWidget* timeline = add(m_timeline, tr("Timeline"), QStringLiteral("dock.timeline"), Qt::BottomDockWidgetArea);
+    splitDockWidget(methods, timeline, Qt::Vertical);
+    resizeDocks({bones, vertex}, {290, 330}, Qt::Horizontal);
+    resizeDocks({vertex, audit}, {260, 240}, Qt::Vertical);
+    resizeDocks({methods, timeline}, {210, 40}, Qt::Vertical);
 }
 
 void MainWindow::buildMenus()
@@ -227,12 +276,17 @@ void MainWindow::buildMenus()
     });
 
     QMenu* shading = m_viewMenu->addMenu(tr("&Shading"));
+    shading->setObjectName(QStringLiteral("shadingMenu"));
     auto* shadings = new QActionGroup(this);
     const std::pair<Shading, QString> shadingItems[] = {{Shading::Lit, tr("Lit (method normals)")},
                                                         {Shading::Reference, tr("Lit (rebuilt reference)")},
                                                         {Shading::NormalError, tr("Normal Error Heatmap")},
                                                         {Shading::TangentError, tr("Tangent Error Heatmap")},
-                                                        {Shading::Handedness, tr("Tangent Handedness (red: opposite)")}};
+                                                        {Shading::Handedness, tr("Tangent Handedness (red: opposite)")},
+                                                        {Shading::JointWeight, tr("Selected Joint's Weight")},
+                                                        {Shading::JointWeightBands, tr("Selected Joint's Weight, Banded")},
+                                                        {Shading::InfluenceCount, tr("Influence Count")},
+                                                        {Shading::WeightSum, tr("Weight-Sum Deviation |Σw − 1|")}};
     for (const auto& [s, label] : shadingItems) {
         QAction* a = shading->addAction(label);
         a->setCheckable(true);
@@ -310,6 +364,15 @@ void MainWindow::buildMenus()
         d.morphNormals = on;
         m_doc->setDisplay(d);
     });
+    QAction* manipulator = m_viewMenu->addAction(tr("Rotate &Manipulator"));
+    manipulator->setCheckable(true);
+    manipulator->setChecked(m_doc->display().manipulator);
+    manipulator->setShortcut(QKeySequence(Qt::Key_E));
+    connect(manipulator, &QAction::toggled, this, [this](bool on) {
+        DisplaySettings d = m_doc->display();
+        d.manipulator = on;
+        m_doc->setDisplay(d);
+    });
     m_viewMenu->addSeparator();
     QAction* reset = m_viewMenu->addAction(tr("&Reset Camera"), this, [this] { m_viewport->resetCamera(); });
     reset->setShortcut(QKeySequence(Qt::Key_Home));
@@ -317,6 +380,19 @@ void MainWindow::buildMenus()
     frame->setShortcut(QKeySequence(Qt::Key_F));
     QAction* frameAll = m_viewMenu->addAction(tr("Frame &All"), this, [this] { m_viewport->frameAll(); });
     frameAll->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F));
+
+    QMenu* play = menuBar()->addMenu(tr("&Playback"));
+    QAction* playPause = play->addAction(tr("&Play / Pause"), this, [this] { m_timeline->setPlaying(!m_timeline->isPlaying()); });
+    playPause->setShortcut(QKeySequence(Qt::Key_Space));
+    play->addAction(tr("P&revious Key"), this, [this] { m_timeline->stepKey(-1); })->setShortcut(QKeySequence(Qt::Key_Comma));
+    play->addAction(tr("&Next Key"), this, [this] { m_timeline->stepKey(+1); })->setShortcut(QKeySequence(Qt::Key_Period));
+    play->addSeparator();
+    play->addAction(tr("Next Vertex of the Selection Set"), this, [this] { m_doc->stepSelectionSet(+1); })
+        ->setShortcut(QKeySequence(Qt::Key_BracketRight | Qt::SHIFT));
+    play->addAction(tr("Previous Vertex of the Selection Set"), this, [this] { m_doc->stepSelectionSet(-1); })
+        ->setShortcut(QKeySequence(Qt::Key_BracketLeft | Qt::SHIFT));
+
+    buildToolbar();
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About RigScope"), this, [this] {
@@ -327,6 +403,78 @@ void MainWindow::buildMenus()
                                     QStringLiteral(QT_VERSION_STR), QString::fromStdString(rig::assimpVersion()),
                                     m_viewport->backendName()));
     });
+}
+
+void MainWindow::buildToolbar()
+{
+    QToolBar* bar = addToolBar(tr("View"));
+    bar->setObjectName(QStringLiteral("toolbar.view")); // saveState key
+    bar->setMovable(true);
+    auto* method = new QComboBox(bar);
+    method->setObjectName(QStringLiteral("methodBox"));
+    method->setToolTip(tr("Skinning method (Method menu)"));
+    for (rig::Method m : rig::allMethods())
+        method->addItem(QString::fromLatin1(rig::methodId(m).data(), int(rig::methodId(m).size())), int(m));
+    connect(method, &QComboBox::activated, this, [this, method](int i) { m_doc->setMethod(rig::Method(method->itemData(i).toInt())); });
+    bar->addWidget(method);
+    auto* views = new QComboBox(bar);
+    views->setObjectName(QStringLiteral("viewBox"));
+    views->addItems({tr("Single view"), tr("Four views")});
+    connect(views, &QComboBox::activated, this, [this](int i) { m_doc->setViewMode(i == 1 ? ViewMode::Quad : ViewMode::Single); });
+    bar->addWidget(views);
+    auto* shading = new QComboBox(bar);
+    shading->setObjectName(QStringLiteral("shadingBox"));
+    const std::pair<Shading, QString> items[] = {
+        {Shading::Lit, tr("Lit")}, {Shading::Reference, tr("Reference")}, {Shading::NormalError, tr("Normal error")},
+        {Shading::TangentError, tr("Tangent error")}, {Shading::Handedness, tr("Handedness")},
+        {Shading::JointWeight, tr("Joint weight")}, {Shading::JointWeightBands, tr("Weight bands")},
+        {Shading::InfluenceCount, tr("Influence count")}, {Shading::WeightSum, tr("|Σw − 1|")}};
+    for (const auto& [sh, label] : items)
+        shading->addItem(label, int(sh));
+    connect(shading, &QComboBox::activated, this, [this, shading](int i) { m_doc->setShading(Shading(shading->itemData(i).toInt())); });
+    bar->addWidget(shading);
+    auto* maxDeg = new QDoubleSpinBox(bar);
+    maxDeg->setObjectName(QStringLiteral("heatmapMax"));
+    maxDeg->setRange(0.1, 180.0);
+    maxDeg->setDecimals(1);
+    maxDeg->setSuffix(QStringLiteral("°"));
+    maxDeg->setPrefix(tr("red at "));
+    maxDeg->setKeyboardTracking(false);
+    maxDeg->setToolTip(tr("Heatmap maximum: red at and above"));
+    connect(maxDeg, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        DisplaySettings d = m_doc->display();
+        d.heatmapMaxDeg = float(v);
+        m_doc->setDisplay(d);
+    });
+    bar->addWidget(maxDeg);
+    bar->addSeparator();
+    const std::tuple<Overlay, QString, QString> overlays[] = {{viewer::OverlayNormals, tr("N"), tr("Normals (gold), N")},
+                                                              {viewer::OverlayTangents, tr("T"), tr("Tangents (cyan), T")},
+                                                              {viewer::OverlayReferenceNormals, tr("R"), tr("Reference normals (magenta), R")},
+                                                              {viewer::OverlaySkeleton, tr("K"), tr("Skeleton, K")},
+                                                              {viewer::OverlayBounds, tr("B"), tr("Bounding box, B")}};
+    for (const auto& [o, label, tip] : overlays) {
+        QAction* a = bar->addAction(label);
+        a->setCheckable(true);
+        a->setToolTip(tip);
+        a->setObjectName(QStringLiteral("overlay%1").arg(label));
+        connect(a, &QAction::toggled, this, [this, o = o](bool on) { m_doc->setOverlay(o, on); });
+        connect(m_doc, &Document::displayChanged, a, [this, a, o = o] {
+            const QSignalBlocker b(a);
+            a->setChecked(m_doc->display().overlays & o);
+        });
+        a->setChecked(m_doc->display().overlays & o);
+    }
+    auto sync = [this, method, views, shading, maxDeg] {
+        const DisplaySettings& d = m_doc->display();
+        const QSignalBlocker b1(method), b2(views), b3(shading), b4(maxDeg);
+        method->setCurrentIndex(method->findData(int(d.method)));
+        views->setCurrentIndex(d.view == ViewMode::Quad ? 1 : 0);
+        shading->setCurrentIndex(shading->findData(int(d.shading)));
+        maxDeg->setValue(double(d.heatmapMaxDeg));
+    };
+    connect(m_doc, &Document::displayChanged, this, sync);
+    sync();
 }
 
 void MainWindow::rebuildRecentMenu()
@@ -496,11 +644,13 @@ void MainWindow::frameSelection()
 {
     const SelectionSet& set = m_doc->selectionSet();
     if (!set.empty()) {
+        // Every vertex of the set (the box comes back from the evaluator's thread).
         m_doc->evaluator()->requestBox(set.vertices, m_doc->display().method, kFrameSelectionTag);
         return;
     }
     if (m_doc->selectedVertex() >= 0) {
-        m_doc->evaluator()->requestBox({uint32_t(m_doc->selectedVertex())}, m_doc->display().method, kFrameSelectionTag);
+        m_doc->evaluator()->requestBox(std::make_shared<const std::vector<uint32_t>>(1, uint32_t(m_doc->selectedVertex())),
+                                       m_doc->display().method, kFrameSelectionTag);
         return;
     }
     m_viewport->frameAll();

@@ -6,6 +6,8 @@
 
 #include <glm/glm.hpp>
 
+#include "rig/model/pose.h"
+
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -13,6 +15,12 @@ class QDockWidget;
 
 namespace viewer {
 class Viewport;
+}
+namespace panels {
+class AuditPanel;
+class BonesPanel;
+class MorphPanel;
+class TimelinePanel;
 }
 
 namespace app {
@@ -27,6 +35,10 @@ public:
     ~MainWindow() override;
 
     viewer::Viewport* viewport() const { return m_viewport; }
+    panels::BonesPanel* bonesPanel() const { return m_bones; }
+    panels::MorphPanel* morphPanel() const { return m_morphs; }
+    panels::TimelinePanel* timelinePanel() const { return m_timeline; }
+    panels::AuditPanel* auditPanel() const { return m_audit; }
     /// Adds a file to the front of the recent list (persisted).
     void addRecentFile(const QString& path);
     QStringList recentFiles() const;
@@ -45,6 +57,7 @@ protected:
 private:
     void buildMenus();
     void buildDocks();
+    void buildToolbar();
     void rebuildRecentMenu();
     void openFileDialog();
     void screenshotDialog();
@@ -74,6 +87,12 @@ private:
     bool m_frameOnNextEvaluation = false;
     glm::vec3 m_frameMin{-1.0f}, m_frameMax{1.0f};
     QString m_lastError;
+    panels::BonesPanel* m_bones = nullptr;
+    panels::MorphPanel* m_morphs = nullptr;
+    panels::TimelinePanel* m_timeline = nullptr;
+    panels::AuditPanel* m_audit = nullptr;
+    int m_rotateGesture = 0;
+    rig::JointEdit m_rotateStart;
 };
 
 } // namespace app

@@ -2,7 +2,9 @@
 // Overlay lines drawn as screen-space quads (wide lines do not exist on every backend): 6 vertices per line.
 // Sources (flags.x): 0 = vectors (origin + normalize(dir) * length), 1 = segments (origin, origin + dir),
 // 3 = a marker square around origin[flags.z], 4 = bounding-box edges: origins holds (min, max) vec4 pairs per mesh,
-// 12 lines per mesh (an empty mesh has min > max and draws nothing).
+// 12 lines per mesh (an empty mesh has min > max and draws nothing), 5 = a small marker square around
+// origins[index] for every index of a vertex set packed four to a vec4 of dirs (uint bits).
+// flags.w: the first line (segment sources: a sub-range of the segment buffer).
 
 layout(std140, binding = 0) uniform View {
     mat4 viewProj;
@@ -11,7 +13,7 @@ layout(std140, binding = 0) uniform View {
     vec4 params;
     vec4 viewport;   // x, y: size in pixels; z: line width px; w: line length (world)
     vec4 color;
-    ivec4 flags;     // x: source, y: line count, z: marker vertex
+    ivec4 flags;     // x: source, y: line count, z: marker vertex, w: first line
 } ubo;
 
 layout(std430, binding = 1) readonly buffer Origins { vec4 origins[]; };
@@ -21,15 +23,16 @@ layout(location = 0) out vec4 vColor;
 
 void main()
 {
-    int line = gl_VertexIndex / 6;
+    int line = gl_VertexIndex / 6 + ubo.flags.w;
     int corner = gl_VertexIndex % 6;
     int source = ubo.flags.x;
     vColor = ubo.color;
 
-    if (source == 3) {
-        vec4 c = ubo.viewProj * vec4(origins[ubo.flags.z].xyz, 1.0);
+    if (source == 3 || source == 5) {
+        uint at = source == 3 ? uint(ubo.flags.z) : floatBitsToUint(dirs[line >> 2][line & 3]);
+        vec4 c = ubo.viewProj * vec4(origins[at].xyz, 1.0);
         vec2 q[6] = vec2[](vec2(-1, -1), vec2(1, -1), vec2(1, 1), vec2(-1, -1), vec2(1, 1), vec2(-1, 1));
-        vec2 px = q[corner] * ubo.viewport.z * 2.5;
+        vec2 px = q[corner] * ubo.viewport.z * (source == 3 ? 2.5 : 1.5);
         gl_Position = c + vec4(px / ubo.viewport.xy * 2.0 * c.w, 0.0, 0.0);
         gl_Position.z -= 1e-4 * c.w;
         return;

@@ -8,6 +8,7 @@ layout(location = 3) in vec2 vUv;
 layout(location = 4) in vec4 vError;
 layout(location = 6) in float vHandedness;
 layout(location = 5) in float vSelected;
+layout(location = 7) in float vScalar;
 
 layout(location = 0) out vec4 fragColor;
 
@@ -33,6 +34,27 @@ vec3 heat(float e, float maxDeg)
 
 float safeLen(vec3 v) { return sqrt(max(dot(v, v), 0.0)); }
 
+// The weight ramp: 0 dark blue, 0.25 cyan, 0.5 green, 0.75 yellow, 1 red (a weight painter's colours).
+vec3 weightRamp(float w)
+{
+    float t = clamp(w, 0.0, 1.0) * 4.0;
+    vec3 c0 = vec3(0.05, 0.08, 0.35), c1 = vec3(0.1, 0.65, 0.9), c2 = vec3(0.15, 0.8, 0.25), c3 = vec3(0.95, 0.85, 0.1),
+         c4 = vec3(0.9, 0.12, 0.1);
+    return t < 1.0 ? mix(c0, c1, t) : t < 2.0 ? mix(c1, c2, t - 1.0) : t < 3.0 ? mix(c2, c3, t - 2.0) : mix(c3, c4, t - 3.0);
+}
+
+// Influence counts: 0 black, 1..4 blue to yellow, 5..8 orange to red, more than 8 magenta.
+vec3 countColor(float c)
+{
+    if (c < 0.5) return vec3(0.08, 0.08, 0.08);
+    if (c < 1.5) return vec3(0.15, 0.3, 0.85);
+    if (c < 2.5) return vec3(0.1, 0.7, 0.85);
+    if (c < 3.5) return vec3(0.15, 0.75, 0.25);
+    if (c < 4.5) return vec3(0.92, 0.85, 0.15);
+    if (c < 8.5) return mix(vec3(0.95, 0.55, 0.1), vec3(0.85, 0.1, 0.1), (c - 5.0) / 3.0);
+    return vec3(0.95, 0.2, 0.9);
+}
+
 void main()
 {
     int mode = int(ubo.params.y);
@@ -57,6 +79,41 @@ void main()
     if (mode == 4) {
         vec3 c = vHandedness < -0.5 ? vec3(0.55, 0.25, 0.6) : vHandedness > 0.5 ? vec3(0.9, 0.12, 0.1) : vec3(0.1, 0.75, 0.2);
         fragColor = vec4(mix(c, vec3(1.0), vSelected), 1.0);
+        return;
+    }
+
+    // 7, 8: the selected joint's raw weight (continuous; banded at 0, 0.25, 0.5, 0.75, 1); 9: usable influence count;
+    // 10: |Σw − 1| (green 0, red at 0.1 and above). Lightly lit so that the shape reads.
+    if (mode >= 7 && mode <= 10) {
+        // Derivatives before any branch on the vertex's values (they are only defined in uniform control flow).
+        float px = max(fwidth(clamp(vScalar, 0.0, 1.0) * 4.0), 1e-5);
+        vec3 c;
+        float w = vScalar;
+        if (w == -1.0)
+            c = vec3(0.45, 0.45, 0.48); // no joint selected
+        else if (w == -2.0)
+            c = vec3(0.55, 0.25, 0.6); // NaN / infinite weight: violet, as undefined errors
+        else if (mode == 7)
+            c = weightRamp(w);
+        else if (mode == 8) {
+            // Flat bands [0, .25) [.25, .5) [.5, .75) [.75, 1), dark iso-lines at 0.25, 0.5, 0.75; exactly 0 dark grey,
+            // 1 (within float precision) full red.
+            float sc = clamp(w, 0.0, 1.0) * 4.0;
+            c = weightRamp((min(floor(sc), 3.0) + 0.5) / 4.0);
+            if (w <= 0.0)
+                c = vec3(0.12, 0.12, 0.16);
+            else if (w >= 0.9999)
+                c = weightRamp(1.0);
+            float level = floor(sc + 0.5);
+            float line = 1.0 - smoothstep(0.5 * px, 1.5 * px, abs(sc - level));
+            if (level >= 1.0 && level <= 3.0)
+                c = mix(c, vec3(0.02), 0.85 * line);
+        } else if (mode == 9)
+            c = countColor(w);
+        else
+            c = w < 1e-6 ? vec3(0.1, 0.75, 0.2) : heat(w, 0.1);
+        float lit = undefinedNormal ? 1.0 : 0.6 + 0.4 * abs(dot(n, normalize(ubo.lightDir.xyz)));
+        fragColor = vec4(mix(c * lit, vec3(1.0), vSelected), 1.0);
         return;
     }
 

@@ -10,7 +10,7 @@ layout(std140, binding = 0) uniform View {
     vec4 params;      // x: heatmap max (deg), y: mode, z: material, w: selected vertex (-1 none)
     vec4 viewport;    // x, y: size in pixels; z: line width px; w: line length (world)
     vec4 color;       // overlay colour
-    ivec4 flags;      // x: line source, y: vertex count
+    ivec4 flags;      // x: line source, y: vertex count, z: marker vertex, w: selected joint (node, -1 none)
 } ubo;
 
 layout(std430, binding = 1) readonly buffer Positions { vec4 positions[]; };
@@ -19,6 +19,8 @@ layout(std430, binding = 3) readonly buffer Tangents { vec4 tangents[]; };
 layout(std430, binding = 4) readonly buffer RefNormals { vec4 refNormals[]; };
 layout(std430, binding = 5) readonly buffer RefTangents { vec4 refTangents[]; };
 layout(std430, binding = 6) readonly buffer Errors { vec4 errors[]; };
+// The raw influences (GpuDeformer::rawInfluencesBuffer): [0..N] CSR offsets, then (node, weight bits) per entry.
+layout(std430, binding = 7) readonly buffer Raw { uint raw[]; };
 
 layout(location = 0) out vec3 vWorld;
 layout(location = 1) out vec3 vNormal;
@@ -27,6 +29,45 @@ layout(location = 3) out vec2 vUv;
 layout(location = 4) out vec4 vError;
 layout(location = 6) out float vHandedness;
 layout(location = 5) out float vSelected;
+layout(location = 7) out float vScalar;
+
+// The weight views' scalar of vertex v (modes 7..10); negative values are codes the fragment shader colours:
+// -1 no joint selected, -2 a NaN or infinite weight in the sum.
+float weightScalar(int v, int mode)
+{
+    uint n = uint(ubo.flags.y);
+    uint b = raw[v], e = raw[v + 1];
+    uint node = uint(ubo.flags.w);
+    if ((mode == 7 || mode == 8) && ubo.flags.w < 0)
+        return -1.0;
+    float sum = 0.0;
+    float count = 0.0;
+    bool bad = false;
+    for (uint i = b; i < e; ++i) {
+        uint j = raw[n + 1u + 2u * i];
+        float w = uintBitsToFloat(raw[n + 2u + 2u * i]);
+        bool finiteW = !(isnan(w) || isinf(w));
+        if (j == 0xffffffffu)
+            continue;
+        if (mode == 7 || mode == 8) {
+            if (j == node) {
+                bad = bad || !finiteW;
+                sum += finiteW ? w : 0.0;
+            }
+        } else {
+            bad = bad || !finiteW;
+            if (finiteW) {
+                sum += w;
+                count += w > 0.0 ? 1.0 : 0.0;
+            }
+        }
+    }
+    if (mode == 9)
+        return count;
+    if (bad)
+        return -2.0;
+    return mode == 10 ? abs(sum - 1.0) : sum;
+}
 
 void main()
 {
@@ -44,5 +85,6 @@ void main()
     const vec4 mt = tangents[v], rt = refTangents[v];
     vHandedness = (dot(mt.xyz, mt.xyz) > 0.25 && dot(rt.xyz, rt.xyz) > 0.25) ? ((mt.w < 0.0) != (rt.w < 0.0) ? 1.0 : 0.0) : -1.0;
     vSelected = (float(v) == ubo.params.w) ? 1.0 : 0.0;
+    vScalar = mode >= 7 ? weightScalar(v, mode) : 0.0;
     gl_Position = ubo.viewProj * vec4(p, 1.0);
 }

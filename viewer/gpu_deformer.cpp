@@ -98,7 +98,7 @@ void GpuDeformer::release()
     QRhiBuffer** buffers[] = {&m_paramsBuffer, &m_layout,    &m_rest,      &m_uvs,        &m_targets,     &m_weights,
                               &m_deltas,       &m_paletteBuffer, &m_influences, &m_gradients, &m_triangles,
                               &m_adjacency,    &m_morphed,   &m_faces,     &m_partials,   &m_positions,   &m_normals,
-                              &m_tangents,     &m_refNormals, &m_refTangents, &m_errors,  &m_flags,       &m_bounds, &m_bindReference,
+                              &m_tangents,     &m_refNormals, &m_refTangents, &m_errors,  &m_flags,       &m_bounds, &m_bindReference, &m_rawInfluences,
                               &m_indices};
     for (QRhiBuffer** b : buffers)
         deleteResource(*b);
@@ -117,6 +117,20 @@ QRhiResourceUpdateBatch* GpuDeformer::pendingBatch()
         m_pending = m_rhi->nextResourceUpdateBatch();
     return m_pending;
 }
+
+namespace {
+/// Words of the raw influence buffer: N + 1 offsets and two per authored influence.
+size_t rawInfluenceWords(const rig::Rig& rig)
+{
+    size_t words = 1;
+    for (const rig::Mesh& m : rig.meshes) {
+        words += m.vertexCount();
+        if (m.isSkinned() && m.influenceOffsets.size() == m.vertexCount() + 1)
+            words += 2 * std::min<size_t>(m.influenceOffsets.back(), m.influences.size());
+    }
+    return words;
+}
+} // namespace
 
 bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, std::string* error)
 {
@@ -393,6 +407,7 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     make(m_refTangents, output, N * 16);
     make(m_errors, output, N * 16);
     make(m_bindReference, storage, 2 * N * 16);
+    make(m_rawInfluences, storage, rawInfluenceWords(rig) * 4);
     make(m_flags, output, N * 4);
     make(m_bounds, output, meshCount * 32);
     make(m_indices, QRhiBuffer::IndexBuffer, indices.size() * 4);
@@ -428,6 +443,31 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
                 std::memcpy(&bind[4 * (N + vb + v)], &b.tangents[v], 16);
         }
         upload(m_bindReference, bind);
+    }
+    {
+        // The raw influences as authored, for the weight views: [0, N]: CSR offsets into the entries; then per entry
+        // (node index or kNone when the joint is outside the skin, weight bits).
+        std::vector<uint32_t> raw(rawInfluenceWords(rig), 0u);
+        size_t entry = 0;
+        for (size_t m = 0; m < meshCount; ++m) {
+            const rig::Mesh& mesh = rig.meshes[m];
+            const size_t vb = m_meshes[m].vertexBegin;
+            const rig::Skin* skin = mesh.isSkinned() ? &rig.skins[size_t(mesh.skin)] : nullptr;
+            const bool csr = skin && mesh.influenceOffsets.size() == mesh.vertexCount() + 1;
+            for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+                raw[vb + v] = uint32_t(entry);
+                if (!csr)
+                    continue;
+                const uint32_t e = std::min<uint32_t>(mesh.influenceOffsets[v + 1], uint32_t(mesh.influences.size()));
+                for (uint32_t i = mesh.influenceOffsets[v]; i < e; ++i, ++entry) {
+                    const rig::Influence in = mesh.influences[i];
+                    raw[N + 1 + 2 * entry] = in.joint < skin->joints.size() ? uint32_t(skin->joints[in.joint]) : kNone;
+                    raw[N + 1 + 2 * entry + 1] = floatBits(in.weight);
+                }
+            }
+        }
+        raw[N] = uint32_t(entry);
+        upload(m_rawInfluences, raw);
     }
 
     m_params.assign(kParamCount, 0u);

@@ -27,6 +27,9 @@
 //   boundsBuffer()             vec4 × 2M per mesh (min.xyz, 1 if it has vertices), (max.xyz, 0); an empty mesh has
 //                                        min = +3.4e38 > max = -3.4e38
 //   indexBuffer()              uint32 × 3T global triangle list (IndexBuffer usage), for drawing
+//   rawInfluencesBuffer()      uint: [0..N] CSR offsets, then per authored influence (node index or 0xFFFFFFFF
+//                                        for a joint outside the skin, weight as float bits): the raw weights, for the
+//                                        weight views (static, set by setRig)
 // For Method::Rebuilt the normals/tangents buffers hold the reference and the errors are 0 (or -1 where undefined).
 // Positions are those of the selected method: the linear blend for every method but dual-quaternion.
 #pragma once
@@ -119,6 +122,7 @@ public:
     QRhiBuffer* flagsBuffer() const { return m_flags; }
     QRhiBuffer* boundsBuffer() const { return m_bounds; }
     QRhiBuffer* indexBuffer() const { return m_indices; }
+    QRhiBuffer* rawInfluencesBuffer() const { return m_rawInfluences; }
     /// The morphed bind-space attributes: [0, N) positions (w = 1), [N, 2N) normals, [2N, 3N) tangents; vec4 each.
     QRhiBuffer* morphedBuffer() const { return m_morphed; }
 
@@ -199,6 +203,7 @@ private:
     QRhiBuffer* m_refTangents = nullptr;
     QRhiBuffer* m_errors = nullptr;
     QRhiBuffer* m_bindReference = nullptr;
+    QRhiBuffer* m_rawInfluences = nullptr;
     QRhiBuffer* m_flags = nullptr;
     QRhiBuffer* m_bounds = nullptr;
     QRhiBuffer* m_indices = nullptr;

@@ -9,8 +9,10 @@ enum class ViewMode { Single, Quad };
 
 /// What the single view colours the mesh with. The quad view always shows: method (lit), reference (lit),
 /// normal-error heatmap, tangent-error heatmap. Handedness: red where the method's tangent handedness (w) disagrees
-/// with the reference's, green where it agrees.
-enum class Shading { Lit, NormalError, TangentError, Reference, Handedness };
+/// with the reference's, green where it agrees. The weight views read the raw, authored weights: JointWeight the
+/// selected joint's (continuous ramp), JointWeightBands the same in bands at 0, 0.25, 0.5, 0.75, 1, InfluenceCount the
+/// usable influences per vertex, WeightSum |Σw − 1|.
+enum class Shading { Lit, NormalError, TangentError, Reference, Handedness, JointWeight, JointWeightBands, InfluenceCount, WeightSum };
 
 /// Which error the heatmaps show: against the reference rebuilt now (total), or against the reference carried from the
 /// bind pose (skinning: what authoring already differs by is left out; rig/analysis/carried.h).
@@ -38,6 +40,7 @@ struct ViewSettings {
     ErrorMeasure errorMeasure = ErrorMeasure::Total;
     bool morphNormals = true;
     int influences = 4;
+    bool manipulator = true; ///< the rotate rings on the selected joint
 
     bool operator==(const ViewSettings&) const = default;
 };

@@ -45,8 +45,16 @@ enum MeshMode {
     ModeHandedness = 4,
     ModeSkinningNormalError = 5,
     ModeSkinningTangentError = 6,
+    ModeJointWeight = 7,
+    ModeJointWeightBands = 8,
+    ModeInfluenceCount = 9,
+    ModeWeightSum = 10,
 };
-enum LineSource { SourceVectors = 0, SourceSegments = 1, SourceMarker = 3 };
+enum LineSource { SourceVectors = 0, SourceSegments = 1, SourceMarker = 3, SourceBounds = 4, SourceSetMarkers = 5 };
+
+// The rotate rings' size on screen (radius in logical pixels) and how near a click must be to pick a ring or a bone.
+constexpr float kRingRadiusPx = 70.0f;
+constexpr float kPickTolerancePx = 7.0f;
 
 QShader loadShader(const QString& name)
 {
@@ -70,10 +78,18 @@ struct Viewport::Resources {
     quint32 uboStride = 0;
     std::unique_ptr<QRhiBuffer> uvs;     // vec2 per vertex (vertex input)
     std::unique_ptr<QRhiBuffer> indices; // uint32 triangle list (global vertex indices)
-    std::unique_ptr<QRhiBuffer> segOrigins; // skeleton + bounds segments
+    // Segments: [0, boneSegments) every bone; then the selected joint's bones (highlight); then the rotate rings.
+    std::unique_ptr<QRhiBuffer> segOrigins;
     std::unique_ptr<QRhiBuffer> segDirs;
     int segCapacity = 0;
     int boneSegments = 0;
+    int highlightSegments = 0;
+    int ringBase = 0;
+    int ringSegments = 0;
+    // The selection set's vertex indices, four to a vec4 (uint bits), read by the lines shader's marker source.
+    std::unique_ptr<QRhiBuffer> setIndices;
+    std::unique_ptr<QRhiShaderResourceBindings> setSrb;
+    int setCount = 0;
     int boundsSegments = 0;
     int indexCount = 0;
     int vertexCount = 0;
@@ -167,6 +183,9 @@ void Viewport::setRig(std::shared_ptr<const rig::Rig> rig, std::shared_ptr<const
     m_rig = std::move(rig);
     m_runtime = std::move(runtime);
     m_selected = -1;
+    m_selectedJoint = -1;
+    m_selectionSet.reset();
+    m_selectionSetDirty = true;
     m_rigDirty = m_poseDirty = m_settingsDirty = true;
     requestRender();
 }
@@ -192,6 +211,22 @@ void Viewport::setSelectedVertex(int v)
     if (v == m_selected)
         return;
     m_selected = v;
+    requestRender();
+}
+
+void Viewport::setSelectedJoint(int node)
+{
+    if (node == m_selectedJoint)
+        return;
+    m_selectedJoint = node;
+    m_poseDirty = true; // the highlight segments are rebuilt with the bones
+    requestRender();
+}
+
+void Viewport::setSelectionSet(std::shared_ptr<const std::vector<uint32_t>> vertices)
+{
+    m_selectionSet = std::move(vertices);
+    m_selectionSetDirty = true;
     requestRender();
 }
 
@@ -347,11 +382,15 @@ QString shadingLabel(Shading s, ErrorMeasure measure)
     case Shading::NormalError: return QStringLiteral("normal error") + from;
     case Shading::TangentError: return QStringLiteral("tangent error") + from;
     case Shading::Handedness: return QStringLiteral("tangent handedness (red: opposite to the reference)");
+    case Shading::JointWeight: return QStringLiteral("raw weight");
+    case Shading::JointWeightBands: return QStringLiteral("raw weight bands");
+    case Shading::InfluenceCount: return QStringLiteral("influences per vertex");
+    case Shading::WeightSum: return QStringLiteral("|Σw − 1|");
     }
     return QString();
 }
 
-void drawLegend(QPainter& p, QRect r, float maxDeg)
+void drawLegend(QPainter& p, QRect r, float maxDeg, const QString& unit = QStringLiteral("°"))
 {
     // green -> yellow -> red, as shaders/mesh.frag's heat()
     QLinearGradient g(r.topLeft(), r.topRight());
@@ -360,12 +399,69 @@ void drawLegend(QPainter& p, QRect r, float maxDeg)
     g.setColorAt(1.0, QColor::fromRgbF(0.9f, 0.12f, 0.1f));
     p.fillRect(r, g);
     p.setPen(QColor(230, 230, 230));
-    p.drawText(QRect(r.left(), r.bottom() + 2, 40, 16), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0°"));
+    p.drawText(QRect(r.left(), r.bottom() + 2, 40, 16), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0") + unit);
     p.drawText(QRect(r.right() - 60, r.bottom() + 2, 60, 16), Qt::AlignRight | Qt::AlignTop,
-               QStringLiteral("≥ %1°").arg(double(maxDeg), 0, 'g', 3));
+               QStringLiteral("≥ %1%2").arg(double(maxDeg), 0, 'g', 3).arg(unit));
     p.fillRect(QRect(r.right() + 8, r.top(), r.height(), r.height()), QColor::fromRgbF(0.55f, 0.25f, 0.6f));
     p.drawText(QRect(r.right() + 12 + r.height(), r.top() - 2, 80, 16), Qt::AlignLeft | Qt::AlignTop,
                QStringLiteral("undefined"));
+}
+
+/// The weight views' legends (shaders/mesh.frag's weightRamp and countColor).
+void drawWeightLegend(QPainter& p, QRect r, Shading s)
+{
+    p.setPen(QColor(230, 230, 230));
+    auto label = [&](int x, const QString& t, Qt::Alignment a = Qt::AlignHCenter) {
+        p.drawText(QRect(x - 40, r.bottom() + 2, 80, 16), a | Qt::AlignTop, t);
+    };
+    const QColor ramp[5] = {QColor::fromRgbF(0.05f, 0.08f, 0.35f), QColor::fromRgbF(0.1f, 0.65f, 0.9f),
+                            QColor::fromRgbF(0.15f, 0.8f, 0.25f), QColor::fromRgbF(0.95f, 0.85f, 0.1f),
+                            QColor::fromRgbF(0.9f, 0.12f, 0.1f)};
+    if (s == Shading::JointWeight) {
+        QLinearGradient g(r.topLeft(), r.topRight());
+        for (int i = 0; i < 5; ++i)
+            g.setColorAt(i / 4.0, ramp[i]);
+        p.fillRect(r, g);
+        for (int i = 0; i <= 4; ++i)
+            label(r.left() + r.width() * i / 4, QString::number(i / 4.0));
+    } else if (s == Shading::JointWeightBands) {
+        // Bands as mesh.frag draws them: the ramp at each band's middle.
+        auto mid = [&](double t) {
+            const double x = t * 4.0;
+            const int i = std::min(int(x), 3);
+            const double f = x - i;
+            const QColor a = ramp[i], b = ramp[i + 1];
+            return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * f), float(a.greenF() + (b.greenF() - a.greenF()) * f),
+                                    float(a.blueF() + (b.blueF() - a.blueF()) * f));
+        };
+        for (int i = 0; i < 4; ++i)
+            p.fillRect(QRect(r.left() + r.width() * i / 4, r.top(), r.width() / 4, r.height()), mid((i + 0.5) / 4.0));
+        for (int i = 1; i < 4; ++i)
+            p.fillRect(QRect(r.left() + r.width() * i / 4 - 1, r.top(), 2, r.height()), QColor(5, 5, 5));
+        for (int i = 0; i <= 4; ++i)
+            label(r.left() + r.width() * i / 4, QString::number(i / 4.0));
+    } else if (s == Shading::InfluenceCount) {
+        const QColor c[7] = {QColor(20, 20, 20), QColor::fromRgbF(0.15f, 0.3f, 0.85f), QColor::fromRgbF(0.1f, 0.7f, 0.85f),
+                             QColor::fromRgbF(0.15f, 0.75f, 0.25f), QColor::fromRgbF(0.92f, 0.85f, 0.15f),
+                             QColor::fromRgbF(0.9f, 0.35f, 0.1f), QColor::fromRgbF(0.95f, 0.2f, 0.9f)};
+        const QString t[7] = {QStringLiteral("0"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("3"),
+                              QStringLiteral("4"), QStringLiteral("5–8"), QStringLiteral(">8")};
+        const int w = r.width() / 7;
+        for (int i = 0; i < 7; ++i) {
+            p.fillRect(QRect(r.left() + i * w, r.top(), w - 2, r.height()), c[i]);
+            label(r.left() + i * w + w / 2, t[i]);
+        }
+    } else if (s == Shading::WeightSum) {
+        drawLegend(p, r, 0.1f, QString());
+        return;
+    }
+    p.fillRect(QRect(r.right() + 8, r.top(), r.height(), r.height()), QColor::fromRgbF(0.55f, 0.25f, 0.6f));
+    p.drawText(QRect(r.right() + 12 + r.height(), r.top() - 2, 90, 16), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("NaN weight"));
+}
+
+bool isWeightShading(Shading s)
+{
+    return s == Shading::JointWeight || s == Shading::JointWeightBands || s == Shading::InfluenceCount || s == Shading::WeightSum;
 }
 
 } // namespace
@@ -396,6 +492,14 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
                           QStringLiteral("%1 · %2").arg(method, shadingLabel(Shading::NormalError, m_settings.errorMeasure)), true});
         labels.push_back({QRect(hw, hh, hw, hh),
                           QStringLiteral("%1 · %2").arg(method, shadingLabel(Shading::TangentError, m_settings.errorMeasure)), true});
+    } else if (isWeightShading(m_settings.shading)) {
+        QString what = shadingLabel(m_settings.shading, m_settings.errorMeasure);
+        if (m_settings.shading == Shading::JointWeight || m_settings.shading == Shading::JointWeightBands) {
+            const bool has = m_rig && m_selectedJoint >= 0 && size_t(m_selectedJoint) < m_rig->skeleton.nodes.size();
+            what = has ? QStringLiteral("%1 of %2").arg(what, QString::fromStdString(m_rig->skeleton.nodes[size_t(m_selectedJoint)].name))
+                       : QStringLiteral("%1 · select a joint").arg(what);
+        }
+        labels.push_back({QRect(QPoint(0, 0), logical), QStringLiteral("%1 · %2").arg(method, what), true});
     } else {
         const bool heat = m_settings.shading == Shading::NormalError || m_settings.shading == Shading::TangentError;
         labels.push_back({QRect(QPoint(0, 0), logical),
@@ -408,8 +512,11 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
         p.drawRoundedRect(box, 4, 4);
         p.setPen(QColor(240, 240, 240));
         p.drawText(box, Qt::AlignCenter, l.text);
-        if (l.legend)
-            drawLegend(p, QRect(l.view.left() + 12, l.view.bottom() - 34, 160, 10), m_settings.heatmapMaxDeg);
+        const QRect legend(l.view.left() + 12, l.view.bottom() - 34, 200, 10);
+        if (l.legend && m_settings.view == ViewMode::Single && isWeightShading(m_settings.shading))
+            drawWeightLegend(p, legend, m_settings.shading);
+        else if (l.legend)
+            drawLegend(p, legend, m_settings.heatmapMaxDeg);
     }
     return img;
 }
@@ -472,35 +579,74 @@ void Viewport::render()
         u->uploadStaticBuffer(r.uvs.get(), uv.data());
         r.vertexCount = int(n);
         r.indexCount = int(r.deformer->triangleCount() * 3);
-        r.segCapacity = int(std::max<size_t>(m_rig->skeleton.nodes.size(), 1));
+        r.segCapacity = int(2 * m_rig->skeleton.nodes.size() + 3 * kRingSegments);
         r.segOrigins.reset(r.rhi->newBuffer(QRhiBuffer::Static, QRhiBuffer::StorageBuffer, r.segCapacity * 16));
         r.segDirs.reset(r.rhi->newBuffer(QRhiBuffer::Static, QRhiBuffer::StorageBuffer, r.segCapacity * 16));
         r.segOrigins->create();
         r.segDirs->create();
     }
-    // Bones: from each joint's parent joint to the joint, at the current pose.
+    // Bones: from each joint's parent joint to the joint, at the current pose; then the selected joint's own bones.
     if (ready && r.segOrigins && (m_poseDirty || m_rigDirty || r.bindingsStale)) {
-        std::vector<char> isJoint(m_rig->skeleton.nodes.size(), 0);
-        for (const rig::Skin& s : m_rig->skins)
-            for (int j : s.joints)
-                if (j >= 0 && size_t(j) < isJoint.size())
-                    isJoint[size_t(j)] = 1;
+        std::vector<Segment> segs;
+        std::vector<int> owners;
+        boneSegments(segs, owners);
         std::vector<glm::vec4> origins, dirs;
-        const std::vector<glm::mat4>& world = r.deformer->world();
-        for (size_t i = 0; i < m_rig->skeleton.nodes.size() && i < world.size(); ++i) {
-            const int parent = m_rig->skeleton.nodes[i].parent;
-            if (!isJoint[i] || parent < 0 || !isJoint[size_t(parent)])
-                continue;
-            const glm::vec3 a(world[size_t(parent)][3]), b(world[i][3]);
-            origins.emplace_back(a, 1.0f);
-            dirs.emplace_back(b - a, 0.0f);
+        origins.reserve(2 * segs.size());
+        dirs.reserve(2 * segs.size());
+        for (const Segment& sg : segs) {
+            origins.emplace_back(sg.a, 1.0f);
+            dirs.emplace_back(sg.d, 0.0f);
         }
-        r.boneSegments = int(std::min<size_t>(origins.size(), size_t(r.segCapacity)));
-        if (r.boneSegments > 0) {
-            u->uploadStaticBuffer(r.segOrigins.get(), 0, r.boneSegments * 16, origins.data());
-            u->uploadStaticBuffer(r.segDirs.get(), 0, r.boneSegments * 16, dirs.data());
+        r.boneSegments = int(segs.size());
+        for (size_t i = 0; i < segs.size(); ++i)
+            if (owners[i] == m_selectedJoint) {
+                origins.emplace_back(segs[i].a, 1.0f);
+                dirs.emplace_back(segs[i].d, 0.0f);
+            }
+        r.highlightSegments = int(origins.size()) - r.boneSegments;
+        r.ringBase = int(origins.size());
+        const int count = std::min(int(origins.size()), r.segCapacity);
+        if (count > 0) {
+            u->uploadStaticBuffer(r.segOrigins.get(), 0, count * 16, origins.data());
+            u->uploadStaticBuffer(r.segDirs.get(), 0, count * 16, dirs.data());
         }
         r.boundsSegments = int(r.deformer->meshes().size() * 12);
+    }
+    // The rotate rings: screen-constant, so rebuilt every frame they show (3 × 64 segments).
+    r.ringSegments = 0;
+    RotateRings rings;
+    if (ready && r.segOrigins && currentRings(rings) && r.ringBase + 3 * kRingSegments <= r.segCapacity) {
+        const std::vector<Segment> segs = rings.segments();
+        std::vector<glm::vec4> origins, dirs;
+        for (const Segment& sg : segs) {
+            origins.emplace_back(sg.a, 1.0f);
+            dirs.emplace_back(sg.d, 0.0f);
+        }
+        u->uploadStaticBuffer(r.segOrigins.get(), r.ringBase * 16, int(segs.size()) * 16, origins.data());
+        u->uploadStaticBuffer(r.segDirs.get(), r.ringBase * 16, int(segs.size()) * 16, dirs.data());
+        r.ringSegments = int(segs.size());
+    }
+    // The selection set's markers.
+    if (ready && (m_selectionSetDirty || r.bindingsStale)) {
+        const size_t n = m_selectionSet ? m_selectionSet->size() : 0;
+        r.setCount = 0;
+        std::vector<uint32_t> packed;
+        if (n > 0) {
+            packed.assign((n + 3) / 4 * 4, 0u);
+            for (size_t i = 0; i < n; ++i)
+                packed[i] = std::min<uint32_t>((*m_selectionSet)[i], uint32_t(std::max(r.vertexCount - 1, 0)));
+        }
+        const int bytes = int(std::max<size_t>(packed.size() * 4, 16));
+        if (!r.setIndices || r.setIndices->size() < quint32(bytes)) {
+            r.setIndices.reset(r.rhi->newBuffer(QRhiBuffer::Static, QRhiBuffer::StorageBuffer, bytes));
+            r.setIndices->create();
+            r.bindingsStale = true; // the set's bindings name the new buffer
+        }
+        if (!packed.empty()) {
+            u->uploadStaticBuffer(r.setIndices.get(), 0, int(packed.size() * 4), packed.data());
+            r.setCount = int(n);
+        }
+        m_selectionSetDirty = false;
     }
     m_rigDirty = m_poseDirty = m_settingsDirty = false;
 
@@ -519,6 +665,7 @@ void Viewport::render()
             QRhiShaderResourceBinding::bufferLoad(4, vs, d.referenceNormalsBuffer()),
             QRhiShaderResourceBinding::bufferLoad(5, vs, d.referenceTangentsBuffer()),
             QRhiShaderResourceBinding::bufferLoad(6, vs, d.errorsBuffer()),
+            QRhiShaderResourceBinding::bufferLoad(7, vs, d.rawInfluencesBuffer()),
         });
         r.meshSrb->create();
         auto lineSrb = [&](QRhiBuffer* origins, QRhiBuffer* dirs) {
@@ -538,6 +685,7 @@ void Viewport::render()
         r.segLinesSrb = lineSrb(r.segOrigins.get(), r.segDirs.get());
         r.boundsSrb = lineSrb(d.boundsBuffer(), d.boundsBuffer());
         r.markerSrb = lineSrb(d.positionsBuffer(), d.positionsBuffer());
+        r.setSrb = lineSrb(d.positionsBuffer(), r.setIndices.get());
 
         if (!r.meshPipeline || r.pipelineRp != r.renderPass.get()) {
             r.meshPipeline.reset(r.rhi->newGraphicsPipeline());
@@ -599,6 +747,7 @@ void Viewport::render()
         QRhiShaderResourceBindings* srb;
         glm::vec4 color;
         float width;
+        int first = 0;     // first line (segment sub-ranges)
     };
     std::vector<Draw> draws;
     if (ready && r.indexCount > 0) {
@@ -610,11 +759,17 @@ void Viewport::render()
             if (views == 4)
                 mode = v == 0 ? ModeLit : v == 1 ? ModeReference : v == 2 ? normalError : tangentError;
             else
-                mode = m_settings.shading == Shading::Lit           ? ModeLit
-                       : m_settings.shading == Shading::Reference   ? ModeReference
-                       : m_settings.shading == Shading::NormalError ? normalError
-                       : m_settings.shading == Shading::Handedness  ? ModeHandedness
-                                                                    : tangentError;
+                switch (m_settings.shading) {
+                case Shading::Lit: mode = ModeLit; break;
+                case Shading::Reference: mode = ModeReference; break;
+                case Shading::NormalError: mode = normalError; break;
+                case Shading::TangentError: mode = tangentError; break;
+                case Shading::Handedness: mode = ModeHandedness; break;
+                case Shading::JointWeight: mode = ModeJointWeight; break;
+                case Shading::JointWeightBands: mode = ModeJointWeightBands; break;
+                case Shading::InfluenceCount: mode = ModeInfluenceCount; break;
+                case Shading::WeightSum: mode = ModeWeightSum; break;
+                }
             draws.push_back({v, true, mode, 0, 0, r.meshSrb.get(), {}, 0.0f});
             const bool referenceView = mode == ModeReference;
             // In the four-view comparison the vectors belong to the two shaded views; the heatmaps stay readable.
@@ -633,7 +788,20 @@ void Viewport::render()
                 draws.push_back({v, false, 0, SourceSegments, r.boneSegments, r.segLinesSrb.get(),
                                  glm::vec4(0.85f, 0.9f, 1.0f, 1.0f), 3.0f});
             if (o & OverlayBounds)
-                draws.push_back({v, false, 0, 4, r.boundsSegments, r.boundsSrb.get(), glm::vec4(0.9f, 0.9f, 0.9f, 1.0f), 1.2f});
+                draws.push_back({v, false, 0, SourceBounds, r.boundsSegments, r.boundsSrb.get(), glm::vec4(0.9f, 0.9f, 0.9f, 1.0f), 1.2f});
+            // The selected joint's bones, shown whether or not the skeleton is.
+            if (r.highlightSegments > 0)
+                draws.push_back({v, false, 0, SourceSegments, r.highlightSegments, r.segLinesSrb.get(),
+                                 glm::vec4(1.0f, 0.55f, 0.1f, 1.0f), 5.0f, r.boneSegments});
+            if (r.setCount > 0 && r.setSrb)
+                draws.push_back({v, false, 0, SourceSetMarkers, r.setCount, r.setSrb.get(), glm::vec4(0.2f, 0.95f, 1.0f, 1.0f), 2.0f});
+            if (v == 0 && r.ringSegments == 3 * kRingSegments) {
+                const glm::vec4 axisColors[3] = {{0.95f, 0.25f, 0.2f, 1.0f}, {0.3f, 0.9f, 0.25f, 1.0f}, {0.25f, 0.45f, 1.0f, 1.0f}};
+                for (int k = 0; k < 3; ++k)
+                    draws.push_back({v, false, 0, SourceSegments, kRingSegments, r.segLinesSrb.get(),
+                                     k == m_hoverAxis ? glm::vec4(1.0f, 0.9f, 0.2f, 1.0f) : axisColors[k],
+                                     k == m_hoverAxis ? 3.5f : 2.2f, r.ringBase + k * kRingSegments});
+            }
             if (m_selected >= 0 && m_selected < r.vertexCount)
                 draws.push_back({v, false, 0, SourceMarker, 1, r.markerSrb.get(), glm::vec4(1.0f, 1.0f, 1.0f, 1.0f), 2.0f});
         }
@@ -658,18 +826,20 @@ void Viewport::render()
         b.flags[0] = dr.source;
         b.flags[1] = dr.count;
         b.flags[2] = m_selected;
+        b.flags[3] = dr.mesh ? m_selectedJoint : dr.first;
         u->updateDynamicBuffer(r.ubo.get(), int(i * r.uboStride), sizeof b, &b);
     }
 
     // The 2D overlay (labels, legend): repainted only when its content or the window size changes.
-    const QString overlayKey = QStringLiteral("%1|%2|%3|%4|%5|%6x%7")
+    const QString overlayKey = QStringLiteral("%1|%2|%3|%4|%5|%6x%7|%8")
                                    .arg(int(m_settings.view))
                                    .arg(int(m_settings.shading))
                                    .arg(int(m_settings.method))
                                    .arg(double(m_settings.heatmapMaxDeg))
                                    .arg(ready)
                                    .arg(px.width())
-                                   .arg(px.height());
+                                   .arg(px.height())
+                                   .arg(m_selectedJoint);
     if (ready && overlayKey != r.overlayKey) {
         if (!r.overlayTex || r.overlayTex->pixelSize() != px) {
             r.overlayTex.reset(r.rhi->newTexture(QRhiTexture::RGBA8, px));
@@ -716,7 +886,7 @@ void Viewport::render()
         const ViewRect& vr = rects[dr.view];
         // QRhiViewport / QRhiScissor are bottom-left based.
         const float y = float(px.height() - vr.y - vr.h);
-        const bool xray = dr.source == SourceSegments || dr.source == SourceMarker;
+        const bool xray = dr.source == SourceSegments || dr.source == SourceMarker || dr.source == SourceSetMarkers;
         cb->setGraphicsPipeline(dr.mesh ? r.meshPipeline.get() : xray ? r.xrayLinePipeline.get() : r.linePipeline.get());
         cb->setViewport(QRhiViewport(float(vr.x), y, float(vr.w), float(vr.h)));
         const QRhiCommandBuffer::DynamicOffset offset(0, quint32(i * r.uboStride));
@@ -809,29 +979,121 @@ float Viewport::pixelAngle() const
     return m_camera.fovYDeg * 0.017453292519943295f / float(std::max(rects[0].h, 1));
 }
 
+bool Viewport::projectorAt(QPointF pos, ScreenProjector& out) const
+{
+    ViewRect rects[4];
+    const int views = viewRects(m_settings.view, size(), rects);
+    for (int v = 0; v < views; ++v) {
+        const ViewRect& vr = rects[v];
+        if (pos.x() >= vr.x && pos.x() < vr.x + vr.w && pos.y() >= vr.y && pos.y() < vr.y + vr.h) {
+            out.viewProj = m_camera.projection(float(vr.w) / float(std::max(vr.h, 1))) * m_camera.view();
+            out.origin = glm::vec2(float(vr.x), float(vr.y));
+            out.size = glm::vec2(float(vr.w), float(vr.h));
+            return true;
+        }
+    }
+    return false;
+}
+
+void Viewport::boneSegments(std::vector<Segment>& segments, std::vector<int>& owners) const
+{
+    segments.clear();
+    owners.clear();
+    if (!m_rig || !m_res->deformer || !m_res->deformer->isReady())
+        return;
+    const std::vector<rig::Node>& nodes = m_rig->skeleton.nodes;
+    std::vector<char> isJoint(nodes.size(), 0);
+    for (const rig::Skin& s : m_rig->skins)
+        for (int j : s.joints)
+            if (j >= 0 && size_t(j) < isJoint.size())
+                isJoint[size_t(j)] = 1;
+    const std::vector<glm::mat4>& world = m_res->deformer->world();
+    for (size_t i = 0; i < nodes.size() && i < world.size(); ++i) {
+        const int parent = nodes[i].parent;
+        if (!isJoint[i] || parent < 0 || !isJoint[size_t(parent)])
+            continue;
+        const glm::vec3 a(world[size_t(parent)][3]), b(world[i][3]);
+        segments.push_back({a, b - a});
+        owners.push_back(parent);
+    }
+}
+
+bool Viewport::currentRings(RotateRings& out) const
+{
+    if (!m_settings.manipulator || !m_rig || m_selectedJoint < 0 || !m_res->deformer || !m_res->deformer->isReady())
+        return false;
+    const std::vector<glm::mat4>& world = m_res->deformer->world();
+    if (size_t(m_selectedJoint) >= world.size())
+        return false;
+    out.center = glm::vec3(world[size_t(m_selectedJoint)][3]);
+    out.axes = frameAxes(world[size_t(m_selectedJoint)]);
+    // Screen-constant: kRingRadiusPx at the joint's depth in the first view.
+    ViewRect rects[4];
+    viewRects(m_settings.view, size(), rects);
+    const float depth = glm::length(m_camera.eye() - out.center);
+    const float pixel = 2.0f * std::tan(m_camera.fovYDeg * 0.5f * 0.017453292519943295f) / float(std::max(rects[0].h, 1));
+    out.radius = std::max(kRingRadiusPx * pixel * depth, 1e-6f);
+    return std::isfinite(out.radius) && std::isfinite(out.center.x + out.center.y + out.center.z);
+}
+
 void Viewport::mousePressEvent(QMouseEvent* e)
 {
     m_pressPos = m_lastPos = e->position();
     m_moved = false;
     const bool alt = e->modifiers() & Qt::AltModifier;
     const bool shift = e->modifiers() & Qt::ShiftModifier;
+    // Alt+button always moves the camera (Maya); a plain left press on a ring turns the selected joint.
+    RotateRings rings;
+    ScreenProjector view;
+    if (e->button() == Qt::LeftButton && !alt && !shift && currentRings(rings) && projectorAt(e->position(), view)) {
+        const int axis = pickRing(rings, view, m_camera.eye(), glm::vec2(e->position().x(), e->position().y()), kPickTolerancePx);
+        if (axis >= 0) {
+            m_drag = Drag::Rotate;
+            m_hoverAxis = axis;
+            m_rotateDegrees = 0.0f;
+            emit rotateStarted(m_selectedJoint, axis);
+            requestRender();
+            return;
+        }
+    }
     if (e->button() == Qt::LeftButton)
         m_drag = shift ? Drag::Pan : Drag::Orbit;
     else if (e->button() == Qt::MiddleButton)
         m_drag = Drag::Pan;
     else if (e->button() == Qt::RightButton)
         m_drag = Drag::Dolly;
-    Q_UNUSED(alt); // Maya's Alt+button and plain buttons do the same here
 }
 
 void Viewport::mouseMoveEvent(QMouseEvent* e)
 {
-    if (m_drag == Drag::None)
+    if (m_drag == Drag::None) {
+        // Hover: light up the ring under the mouse.
+        RotateRings rings;
+        ScreenProjector view;
+        int axis = -1;
+        if (currentRings(rings) && projectorAt(e->position(), view))
+            axis = pickRing(rings, view, m_camera.eye(), glm::vec2(e->position().x(), e->position().y()), kPickTolerancePx);
+        if (axis != m_hoverAxis) {
+            m_hoverAxis = axis;
+            requestRender();
+        }
         return;
+    }
     const QPointF d = e->position() - m_lastPos;
+    const QPointF last = m_lastPos;
     m_lastPos = e->position();
     if ((e->position() - m_pressPos).manhattanLength() > 3.0)
         m_moved = true;
+    if (m_drag == Drag::Rotate) {
+        RotateRings rings;
+        ScreenProjector view;
+        if (currentRings(rings) && projectorAt(m_pressPos, view)) {
+            m_rotateDegrees += dragDegrees(rings, m_hoverAxis, view, m_camera.eye(), glm::vec2(last.x(), last.y()),
+                                           glm::vec2(e->position().x(), e->position().y()));
+            emit rotateDragged(m_selectedJoint, m_hoverAxis, m_rotateDegrees);
+        }
+        return;
+    }
     if (!m_moved)
         return;
     switch (m_drag) {
@@ -845,6 +1107,7 @@ void Viewport::mouseMoveEvent(QMouseEvent* e)
         m_camera.dolly(float(d.x() - d.y()) * 0.01f);
         break;
     case Drag::None:
+    case Drag::Rotate:
         break;
     }
     requestRender();
@@ -852,8 +1115,28 @@ void Viewport::mouseMoveEvent(QMouseEvent* e)
 
 void Viewport::mouseReleaseEvent(QMouseEvent* e)
 {
-    if (e->button() == Qt::LeftButton && m_drag == Drag::Orbit && !m_moved)
+    if (m_drag == Drag::Rotate) {
+        m_drag = Drag::None;
+        emit rotateFinished(m_selectedJoint);
+        requestRender();
+        return;
+    }
+    if (e->button() == Qt::LeftButton && m_drag == Drag::Orbit && !m_moved) {
+        // A click: a bone when the skeleton shows and one is under the mouse, else a vertex.
+        ScreenProjector view;
+        if ((m_settings.overlays & OverlaySkeleton) && projectorAt(e->position(), view)) {
+            std::vector<Segment> segs;
+            std::vector<int> owners;
+            boneSegments(segs, owners);
+            const int hit = pickSegment(segs, view, glm::vec2(e->position().x(), e->position().y()), kPickTolerancePx);
+            if (hit >= 0) {
+                m_drag = Drag::None;
+                emit jointPicked(owners[size_t(hit)]);
+                return;
+            }
+        }
         emit pickRequested(e->position());
+    }
     m_drag = Drag::None;
 }
 
@@ -865,14 +1148,7 @@ void Viewport::wheelEvent(QWheelEvent* e)
 
 void Viewport::keyPressEvent(QKeyEvent* e)
 {
-    if (e->key() == Qt::Key_F) {
-        frameAll();
-        return;
-    }
-    if (e->key() == Qt::Key_Home) {
-        resetCamera();
-        return;
-    }
+    // Every key goes to the main window's actions (F frames the selection, Home resets the camera, ...).
     emit unhandledKey(e->key(), e->modifiers());
     QWindow::keyPressEvent(e);
 }

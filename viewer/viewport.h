@@ -11,6 +11,7 @@
 #include <glm/glm.hpp>
 
 #include "camera.h"
+#include "manipulator.h"
 #include "rig/deform/deform.h"
 #include "rig/model/model.h"
 #include "rig/model/pose.h"
@@ -35,6 +36,11 @@ public:
     void setPose(const rig::ResolvedPose& pose);
     void setSettings(const ViewSettings& settings);
     void setSelectedVertex(int globalVertex);
+    /// The selected joint (node index, -1 none): its bones are highlighted, the rotate rings sit on it, and the joint
+    /// weight views show its weights.
+    void setSelectedJoint(int node);
+    /// A set of vertices drawn as small markers (an audit finding's). Null or empty: none.
+    void setSelectionSet(std::shared_ptr<const std::vector<uint32_t>> vertices);
     /// Bounds used by frameAll() (the document's CPU evaluation provides them).
     void setFrameBounds(const glm::vec3& lo, const glm::vec3& hi);
 
@@ -64,6 +70,13 @@ signals:
     void pickRequested(QPointF pos);
     void frameRendered(double milliseconds);
     void initFailed(const QString& message);
+    /// A click on a bone (skeleton overlay shown): the joint that turns it, i.e. the bone's parent end.
+    void jointPicked(int node);
+    /// The rotate manipulator: a drag on ring `axis` (0 X, 1 Y, 2 Z of the joint's frame) began, turned by `degrees`
+    /// in all since it began, and ended.
+    void rotateStarted(int node, int axis);
+    void rotateDragged(int node, int axis, float degrees);
+    void rotateFinished(int node);
     /// A key the viewport does not handle itself (the main window maps it to its menu shortcuts: a native child
     /// window's key events never reach QShortcut).
     void unhandledKey(int key, Qt::KeyboardModifiers modifiers);
@@ -86,6 +99,12 @@ private:
     void requestRender();
     /// Paints the labels and heatmap legend for a window of `px` device pixels.
     QImage paintOverlay(QSize px, qreal dpr) const;
+    /// The projector of the view under a window point (logical pixels), and whether there is one.
+    bool projectorAt(QPointF pos, ScreenProjector& out) const;
+    /// The rings on the selected joint at the current pose and camera (screen-constant size), if there is one to show.
+    bool currentRings(RotateRings& out) const;
+    /// The bone segments at the current pose, and the joint that turns each (its parent end).
+    void boneSegments(std::vector<Segment>& segments, std::vector<int>& owners) const;
 
     Api m_api;
     // Destroyed after the QRhi (declared before it): QRhi needs its instance / fallback surface until it is gone.
@@ -98,6 +117,10 @@ private:
     rig::ResolvedPose m_pose;
     ViewSettings m_settings;
     int m_selected = -1;
+    int m_selectedJoint = -1;
+    std::shared_ptr<const std::vector<uint32_t>> m_selectionSet;
+    bool m_selectionSetDirty = false;
+    int m_hoverAxis = -1; ///< ring under the mouse, or being dragged
     glm::vec3 m_boundsMin{-1.0f}, m_boundsMax{1.0f};
     OrbitCamera m_camera;
 
@@ -112,10 +135,11 @@ private:
     int m_frames = 0;
 
     // Mouse interaction.
-    enum class Drag { None, Orbit, Pan, Dolly };
+    enum class Drag { None, Orbit, Pan, Dolly, Rotate };
     Drag m_drag = Drag::None;
     QPointF m_pressPos, m_lastPos;
     bool m_moved = false;
+    float m_rotateDegrees = 0.0f; ///< accumulated by a ring drag
 };
 
 } // namespace viewer

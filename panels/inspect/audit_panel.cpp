@@ -1,6 +1,10 @@
 #include "audit_panel.h"
 
+#include <QComboBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -8,23 +12,69 @@
 
 namespace panels {
 
+namespace {
+constexpr int kFindingRole = Qt::UserRole + 1;
+}
+
 AuditPanel::AuditPanel(app::Document* doc, QWidget* parent) : QWidget(parent), m_doc(doc)
 {
     setObjectName(QStringLiteral("auditPanel"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     m_tree = new QTreeWidget(this);
+    m_tree->setObjectName(QStringLiteral("auditTree"));
     m_tree->setHeaderLabels({tr("Severity"), tr("Code"), tr("Count"), tr("Message")});
     m_tree->setRootIsDecorated(false);
+    m_tree->setUniformRowHeights(true);
     m_tree->header()->setStretchLastSection(true);
-    layout->addWidget(m_tree);
+    layout->addWidget(m_tree, 1);
+
+    auto* row = new QHBoxLayout;
+    m_previous = new QPushButton(tr("◀ Previous"), this);
+    m_previous->setObjectName(QStringLiteral("auditPrevious"));
+    m_next = new QPushButton(tr("Next ▶"), this);
+    m_next->setObjectName(QStringLiteral("auditNext"));
+    m_frame = new QPushButton(tr("Frame"), this);
+    m_frame->setObjectName(QStringLiteral("auditFrame"));
+    m_frame->setToolTip(tr("Frame the finding's vertices (F)"));
+    m_cursor = new QLabel(this);
+    m_cursor->setObjectName(QStringLiteral("auditCursor"));
+    m_influences = new QComboBox(this);
+    m_influences->setObjectName(QStringLiteral("influencesBox"));
+    m_influences->addItem(tr("4 influences"), 4);
+    m_influences->addItem(tr("8 influences"), 8);
+    m_influences->setToolTip(tr("Runtime influences per vertex (top-K by weight, renormalised); the audit reads the raw "
+                                "weights either way"));
+    row->addWidget(m_previous);
+    row->addWidget(m_next);
+    row->addWidget(m_frame);
+    row->addWidget(m_cursor, 1);
+    row->addWidget(m_influences);
+    layout->addLayout(row);
+
     connect(doc, &app::Document::rigChanged, this, &AuditPanel::refresh);
-    // Clicking a finding selects its first example vertex (vertex-indexed codes only).
-    connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
-        const QVariant v = item->data(0, Qt::UserRole);
-        if (v.isValid())
-            m_doc->setSelectedVertex(v.toInt());
+    connect(doc, &app::Document::selectionSetChanged, this, &AuditPanel::updateCursor);
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (item)
+            select(item->data(0, kFindingRole).toInt());
     });
+    connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+        select(item->data(0, kFindingRole).toInt());
+        if (!m_doc->selectionSet().empty())
+            emit frameRequested();
+    });
+    connect(m_previous, &QPushButton::clicked, this, [this] { m_doc->stepSelectionSet(-1); });
+    connect(m_next, &QPushButton::clicked, this, [this] { m_doc->stepSelectionSet(+1); });
+    connect(m_frame, &QPushButton::clicked, this, &AuditPanel::frameRequested);
+    connect(m_influences, &QComboBox::activated, this, [this](int i) {
+        app::DisplaySettings d = m_doc->display();
+        d.influences = m_influences->itemData(i).toInt();
+        m_doc->setDisplay(d);
+    });
+    connect(doc, &app::Document::displayChanged, this, [this] {
+        m_influences->setCurrentIndex(m_doc->display().influences == 8 ? 1 : 0);
+    });
+    m_influences->setCurrentIndex(doc->display().influences == 8 ? 1 : 0);
     refresh();
 }
 
@@ -32,37 +82,52 @@ int AuditPanel::findingCount() const { return m_tree->topLevelItemCount(); }
 
 void AuditPanel::refresh()
 {
+    const QSignalBlocker block(m_tree);
     m_tree->clear();
     const app::LoadedRig* l = m_doc->loaded();
-    if (!l)
-        return;
-    for (const rig::AuditFinding& f : l->audit.findings) {
-        auto* item = new QTreeWidgetItem(m_tree);
-        item->setText(0, QString::fromLatin1(rig::severityName(f.severity).data()));
-        item->setText(1, QString::fromStdString(f.code));
-        item->setText(2, QString::number(f.count));
-        item->setText(3, QString::fromStdString(f.message));
-        item->setToolTip(3, QString::fromStdString(f.message));
-        const QColor c = f.severity == rig::AuditFinding::Severity::Error     ? QColor(200, 40, 40)
-                         : f.severity == rig::AuditFinding::Severity::Warning ? QColor(200, 130, 0)
-                                                                              : QColor(90, 90, 90);
-        item->setForeground(0, c);
-        // Vertex-indexed findings: remember the first example as a global vertex index.
-        const bool vertexCode = f.code.find("weight") != std::string::npos || f.code == "joint-out-of-range" ||
-                                f.code == "unweighted-vertex" || f.code.rfind("over-", 0) == 0 ||
-                                f.code == "duplicate-influence" || f.code.rfind("non-finite-", 0) == 0;
-        if (vertexCode && !f.examples.empty()) {
-            size_t base = 0;
-            for (const rig::Mesh& m : l->rig.meshes) {
-                if (m.name == f.mesh)
-                    break;
-                base += m.vertexCount();
-            }
-            item->setData(0, Qt::UserRole, int(base + f.examples.front()));
+    if (l) {
+        for (size_t i = 0; i < l->audit.findings.size(); ++i) {
+            const rig::AuditFinding& f = l->audit.findings[i];
+            auto* item = new QTreeWidgetItem(m_tree);
+            item->setText(0, QString::fromLatin1(rig::severityName(f.severity).data()));
+            item->setText(1, QString::fromStdString(f.code));
+            item->setText(2, QString::number(f.count));
+            item->setText(3, QString::fromStdString(f.message));
+            item->setToolTip(3, QString::fromStdString(f.message));
+            item->setData(0, kFindingRole, int(i));
+            const QColor c = f.severity == rig::AuditFinding::Severity::Error     ? QColor(200, 40, 40)
+                             : f.severity == rig::AuditFinding::Severity::Warning ? QColor(200, 130, 0)
+                                                                                  : QColor(90, 90, 90);
+            item->setForeground(0, c);
         }
+        for (int c = 0; c < 3; ++c)
+            m_tree->resizeColumnToContents(c);
     }
-    for (int c = 0; c < 3; ++c)
-        m_tree->resizeColumnToContents(c);
+    updateCursor();
+}
+
+void AuditPanel::select(int finding)
+{
+    const app::LoadedRig* l = m_doc->loaded();
+    if (!l || finding < 0 || size_t(finding) >= l->findingVertices.size())
+        return;
+    const rig::AuditFinding& f = l->audit.findings[size_t(finding)];
+    app::SelectionSet set;
+    set.label = QStringLiteral("%1%2").arg(QString::fromStdString(f.code),
+                                           f.mesh.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(f.mesh)));
+    set.vertices = l->findingVertices[size_t(finding)];
+    m_doc->setSelectionSet(std::move(set)); // an empty list (a joint finding) clears the set
+}
+
+void AuditPanel::updateCursor()
+{
+    const app::SelectionSet& s = m_doc->selectionSet();
+    const bool has = !s.empty();
+    m_previous->setEnabled(has && s.size() > 1);
+    m_next->setEnabled(has && s.size() > 1);
+    m_frame->setEnabled(has);
+    m_cursor->setText(has ? tr("%1: vertex %2 (%3 of %4)").arg(s.label).arg(s.currentVertex()).arg(s.current + 1).arg(s.size())
+                          : tr("Choose a finding to select its vertices"));
 }
 
 } // namespace panels

@@ -44,7 +44,13 @@ ErrorHistogram::ErrorHistogram(QWidget* parent) : QWidget(parent)
     series->attachAxis(m_y);
     auto* view = new QChartView(m_chart, this);
     view->setRenderHint(QPainter::Antialiasing, false);
-    view->setMinimumHeight(140);
+    view->setMinimumHeight(150);
+    QFont small = x->labelsFont();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    x->setLabelsFont(small);
+    m_y->setLabelsFont(small);
+    x->setTitleFont(small);
+    m_y->setTitleFont(small);
     layout->addWidget(view);
     clear();
 }

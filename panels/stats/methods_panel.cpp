@@ -32,6 +32,8 @@ MethodsPanel::MethodsPanel(app::Document* doc, QWidget* parent) : QWidget(parent
     split->addWidget(m_histogram);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    m_histogram->setMinimumWidth(380);
+    split->setSizes({700, 460});
     m_status = new QLabel(this);
     layout->addWidget(split, 1);
     layout->addWidget(m_status);

@@ -3,7 +3,10 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -183,6 +186,30 @@ std::string writePoseJson(const Pose& pose)
     }
     w.EndObject();
     return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+Result<void> writePoseFile(const std::string& path, const Pose& pose)
+{
+    const std::string text = writePoseJson(pose);
+    const std::string temp = path + ".tmp";
+    {
+        std::ofstream f(temp, std::ios::binary | std::ios::trunc);
+        if (!f)
+            return fail(path + ": cannot be written (" + std::strerror(errno) + ")");
+        f.write(text.data(), std::streamsize(text.size()));
+        f.flush();
+        if (!f) {
+            f.close();
+            std::remove(temp.c_str());
+            return fail(path + ": writing failed (" + std::strerror(errno) + ")");
+        }
+    }
+    if (std::rename(temp.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        std::remove(temp.c_str());
+        return fail(path + ": cannot be written (" + why + ")");
+    }
+    return {};
 }
 
 } // namespace rig

@@ -20,4 +20,8 @@ Result<Pose> readPoseFile(const std::string& path);
 /// which parsePose reads back to an equal pose (floats are written to round-trip exactly).
 std::string writePoseJson(const Pose& pose);
 
+/// Writes writePoseJson(pose) to `path` (through a temporary file beside it, renamed over it: a failed write leaves any
+/// old file whole). Errors read "<path>: <reason>".
+Result<void> writePoseFile(const std::string& path, const Pose& pose);
+
 } // namespace rig

@@ -155,6 +155,29 @@ Result<void> validateClip(const Clip& clip, const Rig& rig)
     return {};
 }
 
+std::vector<float> clipKeyTimes(const Clip& clip)
+{
+    std::vector<float> t;
+    auto add = [&t](const std::vector<float>& times) {
+        for (float x : times)
+            if (std::isfinite(x))
+                t.push_back(x);
+    };
+    for (const JointChannel& c : clip.joints) {
+        add(c.translation.times);
+        add(c.rotation.times);
+        add(c.scale.times);
+    }
+    for (const MorphChannel& c : clip.morphs)
+        add(c.times);
+    std::sort(t.begin(), t.end());
+    std::vector<float> out;
+    for (float x : t)
+        if (out.empty() || x - out.back() > 1e-6f)
+            out.push_back(x);
+    return out;
+}
+
 Result<ResolvedPose> resolvePose(const Rig& rig, const Pose& pose)
 {
     ResolvedPose out;

@@ -62,6 +62,10 @@ glm::quat sampleTrack(const Track<glm::quat>& track, float t);
 /// Samples one mesh's morph weights; `out` must hold targetCount values.
 void sampleMorphChannel(const MorphChannel& channel, size_t targetCount, float t, float* out);
 
+/// Every key time of a clip (joint and morph channels), sorted, duplicates (within 1e-6 s) merged: the clip's own
+/// sampling, for a timeline's frames. Non-finite times are left out.
+std::vector<float> clipKeyTimes(const Clip& clip);
+
 /// Checks that every track has sorted finite times and the value count its interpolation needs.
 Result<void> validateClip(const Clip& clip, const Rig& rig);
 

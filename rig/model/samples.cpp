@@ -617,6 +617,30 @@ const std::vector<std::string>& sampleNames()
     return names;
 }
 
+SampleLesson sampleLesson(const std::string& name)
+{
+    SampleLesson l;
+    if (name == "sheet") {
+        // Morph targets: one with analytic normal deltas, one without, and the chain bent a little.
+        l.pose.morphs = {{"towel_twist", 0.8f}, {"ripples", 0.6f}};
+        l.pose.joints["bone2"].rotateDeg = glm::vec3(0.0f, 0.0f, 25.0f);
+        l.joint = "bone2";
+    } else if (name == "twist_tube") {
+        l.pose.joints["twist"].rotateDeg = glm::vec3(150.0f, 0.0f, 0.0f); // the candy wrapper, nearly collapsed
+        l.joint = "twist";
+    } else if (name == "ramp") {
+        l.pose.joints["root"].scale = glm::vec3(2.0f, 1.0f, 1.0f); // linear 36.87° off, inverse-transpose exact
+        l.joint = "root";
+    } else if (name == "elbow") {
+        l.pose.joints["lower"].rotateDeg = glm::vec3(0.0f, 0.0f, 60.0f); // error in the weight band (past ~70° the inside folds over)
+        l.joint = "lower";
+    } else if (name == "lift_strip") {
+        l.pose.joints["lift"].translate = glm::vec3(0.0f, 0.6f, 0.0f); // the surface tilts; only jacobian follows
+        l.joint = "lift";
+    }
+    return l;
+}
+
 Result<Rig> makeSample(const std::string& name)
 {
     if (name == "sheet")

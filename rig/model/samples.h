@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "rig/model/model.h"
+#include "rig/model/pose.h"
 #include "rig/model/result.h"
 
 namespace rig {
@@ -14,6 +15,14 @@ const std::vector<std::string>& sampleNames();
 
 /// Builds a sample by name; fails with a message listing the valid names.
 Result<Rig> makeSample(const std::string& name);
+
+/// The lesson of a sample (README's "what it shows"): the pose it opens in and the joint its presets act on.
+struct SampleLesson {
+    Pose pose;
+    std::string joint; ///< empty when the lesson is no joint's (the sheet's morph targets)
+};
+/// The lesson of sample `name`; an empty pose and joint for an unknown name.
+SampleLesson sampleLesson(const std::string& name);
 
 /// Sample rigs with a size knob, for benchmarks and stress tests: a sheet-like grid of about `vertexCount` vertices
 /// driven by `jointCount` joints in a chain with `influences` (1..8) influences per vertex.
