@@ -620,6 +620,8 @@ void MainWindow::syncViewport()
     m_viewport->setPose(m_doc->resolvedPose());
     m_viewport->setSettings(m_doc->display());
     m_viewport->setSelectedVertex(m_doc->selectedVertex());
+    m_viewport->setSelectedJoint(m_doc->selectedJoint());
+    m_viewport->setSelectionSet(m_doc->selectionSet().vertices);
 }
 
 void MainWindow::onEvaluationChanged()

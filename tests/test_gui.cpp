@@ -12,40 +12,13 @@
 #include <QTemporaryDir>
 
 #include "app/document.h"
+#include "gui_util.h"
 #include "app/main_window.h"
 #include "viewer/viewport.h"
 
-namespace {
-
-struct Counts {
-    int green = 0, hot = 0, gold = 0, total = 0;
-};
-
-// Classifies pixels of a region of the grabbed viewport image.
-Counts classify(const QImage& img, QRect region)
-{
-    Counts c;
-    region = region.intersected(img.rect());
-    for (int y = region.top(); y <= region.bottom(); ++y)
-        for (int x = region.left(); x <= region.right(); ++x) {
-            const QColor p = img.pixelColor(x, y);
-            ++c.total;
-            if (p.green() > 140 && p.red() < 90 && p.blue() < 90)
-                ++c.green; // heatmap 0°
-            if (p.red() > 180 && p.green() < 140 && p.blue() < 80)
-                ++c.hot; // heatmap towards red
-            if (p.red() > 220 && p.green() > 160 && p.green() < 225 && p.blue() < 70)
-                ++c.gold; // normal lines (1.0, 0.78, 0.12)
-        }
-    return c;
-}
-
-bool waitForFrames(viewer::Viewport* vp, int atLeast)
-{
-    return QTest::qWaitFor([&] { return vp->framesRendered() >= atLeast; }, 20000);
-}
-
-} // namespace
+using guitest::classify;
+using guitest::Counts;
+using guitest::waitForFrames;
 
 class TestGui : public QObject {
     Q_OBJECT
@@ -82,6 +55,7 @@ void TestGui::quadViewHeatmapsAndGoldLines()
     QFETCH(QString, api);
     app::Document doc;
     QVERIFY(doc.openSample(QStringLiteral("elbow")));
+    doc.setSelectedJoint(-1); // no rotate rings: their green would read as heatmap green in the lit view
     rig::Pose pose;
     pose.joints["lower"].rotateDeg = glm::vec3(0, 0, 70);
     QVERIFY(doc.setPose(pose));
@@ -141,11 +115,9 @@ void TestGui::pickingSelectsTheVertexUnderTheCursor()
     QVERIFY(waitForFrames(vp, 1));
     // Project a known vertex to the window and click there.
     const int target = 3 * 41 + 20; // a middle vertex of the 41 x 6 grid
+    QTRY_VERIFY_WITH_TIMEOUT(doc.evaluationCurrent(), 20000);
     const glm::vec3 p = doc.evaluation().meshes[0].linear.positions[size_t(target)];
-    const viewer::OrbitCamera& cam = vp->camera();
-    const glm::vec4 clip = cam.projection(float(vp->width()) / float(vp->height())) * cam.view() * glm::vec4(p, 1.0f);
-    const QPoint pos(int((clip.x / clip.w * 0.5f + 0.5f) * float(vp->width())),
-                     int((0.5f - clip.y / clip.w * 0.5f) * float(vp->height())));
+    const QPoint pos = guitest::project(vp, p);
     QTest::mouseClick(vp, Qt::LeftButton, Qt::NoModifier, pos);
     QTRY_COMPARE(doc.selectedVertex(), target);
 }

@@ -4,6 +4,11 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableView>
+#include <QTreeWidget>
 
 #include "app/document.h"
 #include "panels/inspect/audit_panel.h"
@@ -43,6 +48,13 @@ void TestPanels::methodsTableMatchesTheCpuEvaluation()
     }
     // A click on a row selects that method in the document.
     QCOMPARE(m->data(m->index(4, 0)).toString(), QStringLiteral("cofactor"));
+    panel.resize(900, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTableView* table = panel.findChild<QTableView*>(QStringLiteral("methodsTable"));
+    QVERIFY(table);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, Qt::NoModifier, table->visualRect(m->index(4, 0)).center());
+    QCOMPARE(doc.display().method, rig::Method::Cofactor);
 }
 
 void TestPanels::methodsModelPassesTheTester()
@@ -102,10 +114,52 @@ void TestPanels::auditPanelListsFindingsAndSelectsVertices()
     doc.openFile(QString::fromStdString(testutil::assetPath("CesiumMan/cesium_man.gltf")));
     QVERIFY(done.wait(20000));
     panels::AuditPanel panel(&doc);
+    panel.resize(700, 400);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
     QVERIFY(panel.findingCount() >= 1);
     const rig::AuditFinding* f = doc.loaded()->audit.find("weights-not-normalised");
     QVERIFY(f);
     QCOMPARE(f->count, size_t(210));
+    // Click the finding's row: all 210 vertices become the selection set, the first one selected.
+    QTreeWidget* tree = panel.tree();
+    QTreeWidgetItem* item = nullptr;
+    for (int i = 0; i < tree->topLevelItemCount(); ++i)
+        if (tree->topLevelItem(i)->text(1) == QLatin1String("weights-not-normalised"))
+            item = tree->topLevelItem(i);
+    QVERIFY(item);
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, Qt::NoModifier, tree->visualItemRect(item).center());
+    const app::SelectionSet& set = doc.selectionSet();
+    QCOMPARE(set.size(), size_t(210));
+    // The set is the finding's vertices (one mesh: global = local), each one off one by more than the tolerance.
+    QCOMPARE(*set.vertices, f->indices);
+    const rig::Mesh& m = doc.loaded()->rig.meshes[0];
+    for (uint32_t v : *set.vertices) {
+        double sum = 0.0;
+        for (uint32_t i = m.influenceOffsets[v]; i < m.influenceOffsets[v + 1]; ++i)
+            sum += m.influences[i].weight;
+        QVERIFY2(std::fabs(sum - 1.0) > 1e-6, qPrintable(QString::number(sum)));
+    }
+    QCOMPARE(doc.selectedVertex(), int((*set.vertices)[0]));
+    // Next / Previous step through them (wrapping).
+    QTest::mouseClick(panel.nextButton(), Qt::LeftButton);
+    QCOMPARE(doc.selectedVertex(), int((*set.vertices)[1]));
+    QVERIFY(panel.cursorLabel()->text().contains(QStringLiteral("2 of 210")));
+    QTest::mouseClick(panel.previousButton(), Qt::LeftButton);
+    QTest::mouseClick(panel.previousButton(), Qt::LeftButton);
+    QCOMPARE(doc.selectedVertex(), int((*set.vertices)[209]));
+    // Activating (Enter) asks the window to frame them.
+    QSignalSpy frame(&panel, &panels::AuditPanel::frameRequested);
+    tree->setFocus();
+    QTest::keyClick(tree, Qt::Key_Return);
+    QCOMPARE(frame.count(), 1);
+    // The 4 / 8 switch rebuilds the runtime influences (off the GUI thread).
+    QSignalSpy rebuilt(&doc, &app::Document::rigChanged);
+    panel.influencesBox()->setFocus();
+    QTest::keyClick(panel.influencesBox(), Qt::Key_Down);
+    QCOMPARE(doc.display().influences, 8);
+    QVERIFY(rebuilt.wait(20000));
+    QCOMPARE(doc.loaded()->runtime.influencesPerVertex, 8);
 }
 
 QTEST_MAIN(TestPanels)

@@ -32,13 +32,28 @@ void OrbitCamera::dolly(float amount)
     distance = std::clamp(distance * std::exp(-amount), 1e-4f, 1e7f);
 }
 
-void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi)
+void OrbitCamera::frame(const glm::vec3& lo, const glm::vec3& hi, float aspect, float margin)
 {
     if (!(lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z) || !std::isfinite(lo.x + lo.y + lo.z + hi.x + hi.y + hi.z))
         return;
     target = 0.5f * (lo + hi);
+    const float tanY = std::tan(fovYDeg * 0.5f * kDegToRad) * (1.0f - margin);
+    const float tanX = tanY * std::max(aspect, 1e-3f);
+    // In the camera's frame (right, up, back towards the eye), a corner at (x, y, z) from the target is inside the
+    // frustum of an eye at distance d when |x| <= (d - z) tanX and |y| <= (d - z) tanY.
+    const float y = yaw * kDegToRad, p = pitch * kDegToRad;
+    const glm::vec3 back(std::cos(p) * std::sin(y), std::sin(p), std::cos(p) * std::cos(y));
+    const glm::vec3 right = glm::normalize(glm::cross(glm::vec3(0, 1, 0), back));
+    const glm::vec3 up = glm::cross(back, right);
+    float d = 0.0f;
+    for (int c = 0; c < 8; ++c) {
+        const glm::vec3 corner((c & 1) ? hi.x : lo.x, (c & 2) ? hi.y : lo.y, (c & 4) ? hi.z : lo.z);
+        const glm::vec3 o = corner - target;
+        const float z = glm::dot(o, back);
+        d = std::max({d, z + std::fabs(glm::dot(o, right)) / tanX, z + std::fabs(glm::dot(o, up)) / tanY});
+    }
     const float radius = std::max(0.5f * glm::length(hi - lo), 1e-3f);
-    distance = radius / std::sin(fovYDeg * 0.5f * kDegToRad) * 1.05f;
+    distance = std::max(d, 1.5f * radius * 0.05f + 1e-3f); // never inside a flat box
 }
 
 glm::vec3 OrbitCamera::eye() const

@@ -18,8 +18,9 @@ public:
     void orbit(float dxPixels, float dyPixels);
     void pan(float dxPixels, float dyPixels, float viewportHeightPixels);
     void dolly(float amount); ///< > 0 moves closer; scaled by distance
-    /// Looks at the box from the current direction so that it fills the view.
-    void frame(const glm::vec3& boxMin, const glm::vec3& boxMax);
+    /// Looks at the box's centre from the current direction, as close as keeps all eight corners inside the view of
+    /// this aspect (width / height) with `margin` of the half-extent spare (0.08: the box fills 92%).
+    void frame(const glm::vec3& boxMin, const glm::vec3& boxMax, float aspect = 1.0f, float margin = 0.08f);
 
     glm::vec3 eye() const;
     glm::mat4 view() const;

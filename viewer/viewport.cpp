@@ -239,21 +239,22 @@ void Viewport::setFrameBounds(const glm::vec3& lo, const glm::vec3& hi)
 void Viewport::resetCamera()
 {
     m_camera = OrbitCamera{};
-    m_camera.frame(m_boundsMin, m_boundsMax);
+    m_camera.frame(m_boundsMin, m_boundsMax, viewAspect());
     requestRender();
 }
 
 void Viewport::frameAll()
 {
-    m_camera.frame(m_boundsMin, m_boundsMax);
+    m_camera.frame(m_boundsMin, m_boundsMax, viewAspect());
     requestRender();
 }
 
 void Viewport::frameBox(const glm::vec3& lo, const glm::vec3& hi)
 {
-    m_camera.frame(lo, hi);
+    m_camera.frame(lo, hi, viewAspect());
     requestRender();
 }
+
 
 void Viewport::requestRender()
 {
@@ -770,7 +771,7 @@ void Viewport::render()
                 case Shading::InfluenceCount: mode = ModeInfluenceCount; break;
                 case Shading::WeightSum: mode = ModeWeightSum; break;
                 }
-            draws.push_back({v, true, mode, 0, 0, r.meshSrb.get(), {}, 0.0f});
+            draws.push_back({v, true, mode, 0, r.vertexCount, r.meshSrb.get(), {}, 0.0f}); // flags.y: the vertex count
             const bool referenceView = mode == ModeReference;
             // In the four-view comparison the vectors belong to the two shaded views; the heatmaps stay readable.
             const unsigned o = (views == 4 && v >= 2) ? (m_settings.overlays & (OverlaySkeleton | OverlayBounds))
@@ -956,6 +957,13 @@ QImage Viewport::grabImage(QString* error)
     if (m_grabbed.isNull() && error)
         *error = tr("the swapchain image could not be read back");
     return m_grabbed;
+}
+
+float Viewport::viewAspect() const
+{
+    ViewRect rects[4];
+    viewRects(m_settings.view, size(), rects);
+    return rects[0].h > 0 && rects[0].w > 0 ? float(rects[0].w) / float(rects[0].h) : 1.0f;
 }
 
 bool Viewport::rayAt(QPointF pos, glm::vec3& origin, glm::vec3& dir) const

@@ -54,6 +54,10 @@ public:
     QImage grabImage(QString* error = nullptr);
     /// The world-space ray through a point of the window (logical pixels). False before the first frame.
     bool rayAt(QPointF pos, glm::vec3& origin, glm::vec3& dir) const;
+    /// The rotate rings on the selected joint at the current pose and camera (screen-constant size), when they show.
+    bool currentRings(RotateRings& out) const;
+    /// The projector of the view under a window point (logical pixels), and whether there is one.
+    bool projectorAt(QPointF pos, ScreenProjector& out) const;
     /// The angle one logical pixel subtends at the centre of the view, in radians.
     float pixelAngle() const;
 
@@ -97,12 +101,10 @@ private:
     void resizeSwapChain();
     void render();
     void requestRender();
+    /// Width / height of the first view (all views have the same).
+    float viewAspect() const;
     /// Paints the labels and heatmap legend for a window of `px` device pixels.
     QImage paintOverlay(QSize px, qreal dpr) const;
-    /// The projector of the view under a window point (logical pixels), and whether there is one.
-    bool projectorAt(QPointF pos, ScreenProjector& out) const;
-    /// The rings on the selected joint at the current pose and camera (screen-constant size), if there is one to show.
-    bool currentRings(RotateRings& out) const;
     /// The bone segments at the current pose, and the joint that turns each (its parent end).
     void boneSegments(std::vector<Segment>& segments, std::vector<int>& owners) const;
 

@@ -1,0 +1,281 @@
+// The viewport's tools in the real window under Xvfb on a real device: the rotate manipulator dragged with the mouse,
+// bone picking, the selected joint's highlight, the weight views (once per backend), the selection set's markers and
+// F, and undo / redo from the keyboard. Asserted on the document and on read-back pixels.
+#include "testutil.h"
+
+#include <QApplication>
+#include <QMouseEvent>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QUndoStack>
+
+#include <cmath>
+
+#include "app/document.h"
+#include "app/main_window.h"
+#include "gui_util.h"
+#include "rig/model/joint_tools.h"
+#include "viewer/viewport.h"
+
+using guitest::countPixels;
+using guitest::waitForFrames;
+
+namespace {
+
+void sendMouse(QWindow* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons)
+{
+    QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, Qt::NoModifier);
+    QApplication::sendEvent(w, &e);
+}
+
+/// A patch of pixels around a point.
+QRect patch(QPoint p, int r = 3) { return QRect(p.x() - r, p.y() - r, 2 * r + 1, 2 * r + 1); }
+
+/// A point on the near side of the tube of the twist_tube sample (axis x, radius 0.25) at `x`: towards the camera,
+/// turned 50° about the axis so that it does not lie under the bone drawn along the axis.
+glm::vec3 tubePointFacing(viewer::Viewport* vp, float x)
+{
+    glm::vec3 toEye = vp->camera().eye() - glm::vec3(x, 0.0f, 0.0f);
+    toEye.x = 0.0f;
+    const glm::vec3 n = glm::normalize(toEye);
+    const float a = glm::radians(50.0f);
+    const glm::vec3 turned(0.0f, n.y * std::cos(a) - n.z * std::sin(a), n.y * std::sin(a) + n.z * std::cos(a));
+    return glm::vec3(x, 0.0f, 0.0f) + 0.25f * turned;
+}
+
+bool isWeightOne(const QColor& c) { return c.red() > 110 && c.green() < 70 && c.blue() < 70; }   // ramp(1): red
+bool isWeightZero(const QColor& c) { return c.blue() > 35 && c.red() < 30 && c.green() < 45 && c.blue() > c.red() + 20; } // dark blue
+
+struct Window {
+    app::Document doc;
+    std::unique_ptr<app::MainWindow> w;
+    viewer::Viewport* vp = nullptr;
+    bool open(const QString& api, QSize size = QSize(1000, 760))
+    {
+        w = std::make_unique<app::MainWindow>(&doc, api);
+        w->resize(size);
+        w->show();
+        if (!QTest::qWaitForWindowExposed(w.get()))
+            return false;
+        vp = w->viewport();
+        return waitForFrames(vp, 2) && QTest::qWaitFor([&] { return doc.evaluationCurrent(); }, 20000);
+    }
+    QImage grab()
+    {
+        QString err;
+        QImage img = vp->grabImage(&err);
+        if (img.isNull())
+            qWarning("grab failed: %s", qPrintable(err));
+        return img.scaled(vp->size()); // logical pixels, as the projections
+    }
+};
+
+} // namespace
+
+class TestViewportTools : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void manipulatorDragTurnsTheJointAboutTheRingAxis();
+    void clickingABoneSelectsTheJointThatTurnsIt();
+    void jointWeightViewColoursBySelectedJoint_data();
+    void jointWeightViewColoursBySelectedJoint();
+    void influenceCountViewTellsOneFromTwo();
+    void selectionSetMarkersAreDrawnAndFFramesThem();
+    void undoAndRedoFromTheKeyboard();
+};
+
+void TestViewportTools::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setOrganizationName(QStringLiteral("RigScopeTests"));
+    QApplication::setApplicationName(QStringLiteral("test_viewport_tools"));
+    QSettings().clear();
+}
+
+void TestViewportTools::manipulatorDragTurnsTheJointAboutTheRingAxis()
+{
+    Window win;
+    QVERIFY(win.doc.openSample(QStringLiteral("elbow"))); // lower selected, at Z 60°
+    QVERIFY(win.open(QStringLiteral("vulkan")));
+    const int lower = win.doc.loaded()->rig.skeleton.find("lower");
+    QCOMPARE(win.doc.selectedJoint(), lower);
+    viewer::RotateRings rings;
+    QVERIFY(win.vp->currentRings(rings));
+    // The rings are drawn: red, green and blue pixels around the joint.
+    const QImage img = win.grab();
+    const QPoint c = guitest::project(win.vp, rings.center);
+    const QRect around(c.x() - 90, c.y() - 90, 180, 180);
+    QVERIFY(countPixels(img, around, [](QColor p) { return p.red() > 200 && p.green() < 100 && p.blue() < 90; }) > 40);
+    QVERIFY(countPixels(img, around, [](QColor p) { return p.blue() > 200 && p.red() < 110 && p.green() < 150; }) > 40);
+
+    // The ring that faces the camera most, grabbed on its side nearest the viewer, dragged 60° round the centre.
+    const glm::vec3 eye = win.vp->camera().eye();
+    int axis = 0;
+    for (int k = 1; k < 3; ++k)
+        if (std::fabs(glm::dot(rings.axes[size_t(k)], glm::normalize(eye - rings.center))) >
+            std::fabs(glm::dot(rings.axes[size_t(axis)], glm::normalize(eye - rings.center))))
+            axis = k;
+    const glm::vec3 n = rings.axes[size_t(axis)];
+    glm::vec3 u = (eye - rings.center) - n * glm::dot(eye - rings.center, n);
+    u = glm::length(u) > 1e-6f ? glm::normalize(u) : glm::normalize(glm::cross(n, glm::vec3(0.3f, 1, 0.1f)));
+    const QPoint start = guitest::project(win.vp, rings.center + rings.radius * u);
+    const QPointF centre = guitest::project(win.vp, rings.center);
+    const rig::JointEdit before = win.doc.jointEdit(lower);
+    const int steps = win.doc.undoStack()->count();
+    sendMouse(win.vp, QEvent::MouseMove, start, Qt::NoButton, Qt::NoButton);
+    sendMouse(win.vp, QEvent::MouseButtonPress, start, Qt::LeftButton, Qt::LeftButton);
+    const QPointF r0 = QPointF(start) - centre;
+    for (int i = 1; i <= 12; ++i) {
+        const double a = -60.0 * i / 12.0 * M_PI / 180.0; // screen y is down: negative is counter-clockwise
+        const QPointF p = centre + QPointF(r0.x() * std::cos(a) - r0.y() * std::sin(a), r0.x() * std::sin(a) + r0.y() * std::cos(a));
+        sendMouse(win.vp, QEvent::MouseMove, p, Qt::NoButton, Qt::LeftButton);
+    }
+    sendMouse(win.vp, QEvent::MouseButtonRelease, start, Qt::LeftButton, Qt::NoButton);
+    QCOMPARE(win.doc.undoStack()->count(), steps + 1); // the whole drag is one step
+    // The change is a turn about the ring's own axis, of about the angle swept on screen.
+    const glm::mat3 delta = glm::transpose(rig::eulerXYZ(before.rotateDeg)) * rig::eulerXYZ(win.doc.jointEdit(lower).rotateDeg);
+    glm::vec3 local(0.0f);
+    local[axis] = 1.0f;
+    const glm::vec3 kept = delta * local;
+    RS_COMPARE_NEAR(glm::dot(kept, local), 1.0, 1e-4);
+    const double angle = std::acos(std::clamp((delta[0][0] + delta[1][1] + delta[2][2] - 1.0) / 2.0, -1.0, 1.0)) * 180.0 / M_PI;
+    QVERIFY2(angle > 45.0 && angle < 75.0, qPrintable(QString::number(angle)));
+    // Counter-clockwise on screen about an axis that faces the viewer is a positive (right-handed) turn.
+    const glm::vec3 off = glm::normalize(glm::cross(local, glm::vec3(0.2f, 0.7f, 0.4f)));
+    const double sign = glm::dot(glm::cross(off, delta * off), local);
+    const double facing = glm::dot(n, eye - rings.center);
+    QVERIFY2((sign > 0) == (facing > 0), qPrintable(QStringLiteral("%1 %2").arg(sign).arg(facing)));
+    win.doc.undoStack()->undo();
+    QCOMPARE(win.doc.jointEdit(lower).rotateDeg, before.rotateDeg);
+}
+
+void TestViewportTools::clickingABoneSelectsTheJointThatTurnsIt()
+{
+    Window win;
+    QVERIFY(win.doc.openSample(QStringLiteral("elbow")));
+    win.doc.setOverlay(viewer::OverlaySkeleton, true);
+    app::DisplaySettings d = win.doc.display();
+    d.manipulator = false;
+    win.doc.setDisplay(d);
+    win.doc.setSelectedJoint(-1);
+    QVERIFY(win.open(QStringLiteral("vulkan")));
+    // The bone from upper (origin) to lower (x = 1) belongs to upper: it turns it.
+    const QPoint mid = guitest::project(win.vp, glm::vec3(0.5f, 0.0f, 0.0f));
+    const QImage before = win.grab();
+    auto orange = [](QColor p) { return p.red() > 200 && p.green() > 90 && p.green() < 170 && p.blue() < 60; };
+    QCOMPARE(countPixels(before, patch(mid, 6), orange), 0);
+    QTest::mouseClick(win.vp, Qt::LeftButton, Qt::NoModifier, mid);
+    QCOMPARE(win.doc.selectedJoint(), win.doc.loaded()->rig.skeleton.find("upper"));
+    // Its bone is highlighted (orange), drawn over the mesh.
+    QTest::qWait(50);
+    QVERIFY(countPixels(win.grab(), patch(mid, 6), orange) > 5);
+}
+
+void TestViewportTools::jointWeightViewColoursBySelectedJoint_data()
+{
+    QTest::addColumn<QString>("api");
+    QTest::newRow("vulkan") << QStringLiteral("vulkan");
+    QTest::newRow("opengl") << QStringLiteral("opengl");
+}
+
+void TestViewportTools::jointWeightViewColoursBySelectedJoint()
+{
+    QFETCH(QString, api);
+    Window win;
+    QVERIFY(win.doc.openSample(QStringLiteral("twist_tube")));
+    QVERIFY(win.doc.setPose(rig::Pose{}));
+    win.doc.setShading(viewer::Shading::JointWeight);
+    app::DisplaySettings d = win.doc.display();
+    d.manipulator = false;
+    win.doc.setDisplay(d);
+    const int root = win.doc.loaded()->rig.skeleton.find("root"), twist = win.doc.loaded()->rig.skeleton.find("twist");
+    win.doc.setSelectedJoint(root);
+    QVERIFY(win.open(api));
+    // w_twist = clamp(x − 0.5, 0, 1): root weighs 1 at x = 0.2, 0 at x = 1.8.
+    const QPoint nearRoot = guitest::project(win.vp, tubePointFacing(win.vp, 0.2f));
+    const QPoint nearTip = guitest::project(win.vp, tubePointFacing(win.vp, 1.8f));
+    QImage img = win.grab();
+    img.save(QDir::temp().filePath(QStringLiteral("rigscope-test-weight-%1.png").arg(api)));
+    QVERIFY2(countPixels(img, patch(nearRoot), isWeightOne) > 30, qPrintable(img.pixelColor(nearRoot).name()));
+    QVERIFY2(countPixels(img, patch(nearTip), isWeightZero) > 30, qPrintable(img.pixelColor(nearTip).name()));
+    // Selecting twist swaps them; no CPU work on the vertices: the shader reads the raw weights.
+    win.doc.setSelectedJoint(twist);
+    QTest::qWait(50);
+    img = win.grab();
+    QVERIFY2(countPixels(img, patch(nearRoot), isWeightZero) > 30, qPrintable(img.pixelColor(nearRoot).name()));
+    QVERIFY2(countPixels(img, patch(nearTip), isWeightOne) > 30, qPrintable(img.pixelColor(nearTip).name()));
+    // No joint: neutral grey everywhere on the mesh.
+    win.doc.setSelectedJoint(-1);
+    QTest::qWait(50);
+    img = win.grab();
+    auto grey = [](QColor p) { return std::abs(p.red() - p.green()) < 12 && std::abs(p.green() - p.blue()) < 16 && p.red() > 50; };
+    QVERIFY(countPixels(img, patch(nearRoot), grey) > 30);
+}
+
+void TestViewportTools::influenceCountViewTellsOneFromTwo()
+{
+    Window win;
+    QVERIFY(win.doc.openSample(QStringLiteral("twist_tube")));
+    QVERIFY(win.doc.setPose(rig::Pose{}));
+    win.doc.setShading(viewer::Shading::InfluenceCount);
+    win.doc.setSelectedJoint(-1);
+    QVERIFY(win.open(QStringLiteral("vulkan")));
+    // One influence (root alone) at x = 0.2: blue; two in the band at x = 1: cyan.
+    const QImage img = win.grab();
+    const QPoint one = guitest::project(win.vp, tubePointFacing(win.vp, 0.2f));
+    const QPoint two = guitest::project(win.vp, tubePointFacing(win.vp, 1.0f));
+    QVERIFY2(countPixels(img, patch(one), [](QColor p) { return p.blue() > 110 && p.green() < 100 && p.red() < 60; }) > 30,
+             qPrintable(img.pixelColor(one).name()));
+    QVERIFY2(countPixels(img, patch(two), [](QColor p) { return p.blue() > 110 && p.green() > 100 && p.red() < 60; }) > 30,
+             qPrintable(img.pixelColor(two).name()));
+}
+
+void TestViewportTools::selectionSetMarkersAreDrawnAndFFramesThem()
+{
+    Window win;
+    QSignalSpy done(&win.doc, &app::Document::loadFinished);
+    win.doc.openFile(QString::fromStdString(testutil::assetPath("CesiumMan/cesium_man.gltf")));
+    QVERIFY(done.wait(30000));
+    QVERIFY(win.open(QStringLiteral("vulkan")));
+    auto cyan = [](QColor p) { return p.red() < 110 && p.green() > 200 && p.blue() > 220; };
+    QCOMPARE(countPixels(win.grab(), QRect(QPoint(0, 40), win.vp->size() - QSize(0, 80)), cyan), 0);
+    const rig::AuditFinding* f = win.doc.loaded()->audit.find("weights-not-normalised");
+    QVERIFY(f);
+    size_t index = 0;
+    while (&win.doc.loaded()->audit.findings[index] != f)
+        ++index;
+    app::SelectionSet set;
+    set.label = QStringLiteral("weights");
+    set.vertices = win.doc.loaded()->findingVertices[index];
+    win.doc.setSelectionSet(set);
+    QTest::qWait(50);
+    QVERIFY(countPixels(win.grab(), QRect(QPoint(0, 40), win.vp->size() - QSize(0, 80)), cyan) > 200);
+    // F frames the set: the camera's target moves to the centre of its vertices' box.
+    glm::vec3 lo(1e30f), hi(-1e30f);
+    const auto& positions = win.doc.evaluation().meshes[0].linear.positions;
+    for (uint32_t v : *set.vertices) {
+        lo = glm::min(lo, positions[v]);
+        hi = glm::max(hi, positions[v]);
+    }
+    QTest::keyClick(win.vp, Qt::Key_F);
+    QTRY_VERIFY_WITH_TIMEOUT(glm::length(win.vp->camera().target - 0.5f * (lo + hi)) < 1e-3f * glm::length(hi - lo) + 1e-5f, 5000);
+}
+
+void TestViewportTools::undoAndRedoFromTheKeyboard()
+{
+    Window win;
+    QVERIFY(win.doc.openSample(QStringLiteral("elbow")));
+    QVERIFY(win.open(QStringLiteral("opengl")));
+    const int lower = win.doc.loaded()->rig.skeleton.find("lower");
+    rig::JointEdit e = win.doc.jointEdit(lower);
+    e.scale = glm::vec3(1.0f, 2.0f, 1.0f);
+    QVERIFY(win.doc.editJoint(lower, e, QStringLiteral("scale")));
+    QTest::keyClick(win.vp, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(win.doc.jointEdit(lower).scale, glm::vec3(1.0f));
+    QTest::keyClick(win.vp, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(win.doc.jointEdit(lower).scale, glm::vec3(1.0f, 2.0f, 1.0f));
+}
+
+QTEST_MAIN(TestViewportTools)
+#include "test_viewport_tools.moc"
