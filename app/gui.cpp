@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "document.h"
+#include "gui_bench.h"
 #include "main_window.h"
 #include "rig/io/pose_file.h"
 #include "rig/model/samples.h"
@@ -27,40 +28,6 @@ int failWith(const QString& message)
 
 } // namespace
 
-namespace {
-
-// Full frames after a pose change each: the document re-poses (CPU), the viewport re-runs every compute pass and draws.
-int runFrameBenchmark(Document& doc, viewer::Viewport& viewport, int frames)
-{
-    const rig::Rig& rg = doc.loaded()->rig;
-    if (rg.skeleton.nodes.empty() || !viewport.isReady()) {
-        std::fprintf(stderr, "rigscope: nothing to benchmark (no viewport or no joints)\n");
-        return 2;
-    }
-    std::vector<double> times;
-    times.reserve(size_t(frames));
-    const std::string joint = rg.skeleton.nodes.size() > 1 ? rg.skeleton.nodes[1].name : rg.skeleton.nodes[0].name;
-    for (int i = 0; i < frames; ++i) {
-        rig::Pose pose;
-        pose.joints[joint].rotateDeg = glm::vec3(0.0f, 0.0f, float(i % 90));
-        viewport.setPose(rig::resolvePose(rg, pose).value());
-        const double ms = viewport.renderAndWait();
-        if (ms < 0.0) {
-            std::fprintf(stderr, "rigscope: the viewport stopped rendering\n");
-            return 2;
-        }
-        if (i > 0) // the first frame builds pipelines
-            times.push_back(ms);
-    }
-    std::sort(times.begin(), times.end());
-    const double median = times.empty() ? 0.0 : times[times.size() / 2];
-    const double best = times.empty() ? 0.0 : times.front();
-    std::printf("| %s | %zu | %s | %.2f | %.2f |\n", qPrintable(viewport.backendName()), rg.vertexCount(),
-                qPrintable(doc.loaded()->displayName), median, best);
-    return 0;
-}
-
-} // namespace
 
 /// The options of rigscope, shared by the parser and the help text.
 struct GuiCli {
@@ -84,6 +51,12 @@ struct GuiCli {
         QStringLiteral("Render N frames, each after a pose change, print the full-frame time "
         "(morph, skin, reference, errors, bounds, draw; GPU finished), then quit."),
         QStringLiteral("N")};
+    QCommandLineOption benchDrag{QStringLiteral("bench-drag"),
+        QStringLiteral("Drag the selected joint's rotate slider STEPS times at 60 Hz in the real window, print the GUI "
+        "thread's time per change (median, max) and how long the numbers take to catch up after the last, then quit."),
+        QStringLiteral("STEPS")};
+    QCommandLineOption json{QStringLiteral("json"), QStringLiteral("With --bench-drag: also write the figures as JSON to FILE."),
+        QStringLiteral("FILE")};
     QCommandLineOption backend{QStringLiteral("backend"), QStringLiteral("vulkan (default) or opengl."),
         QStringLiteral("API"), QStringLiteral("vulkan")};
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
@@ -102,7 +75,8 @@ struct GuiCli {
         p.addVersionOption();
         p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file to open (default: the sheet sample)."),
                                 QStringLiteral("[file]"));
-        p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot, benchFrames});
+        p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot, benchFrames,
+                      benchDrag, json});
     }
 };
 
@@ -123,7 +97,8 @@ int runGui(int argc, char** argv)
     QCommandLineParser p;
     const GuiCli cli;
     cli.addTo(p);
-    const auto& [sample, pose, method, view, overlays, shading, material, heatMax, lineLength, benchFrames, backend, screenshot] = cli;
+    const auto& [sample, pose, method, view, overlays, shading, material, heatMax, lineLength, benchFrames, benchDrag, json, backend,
+                 screenshot] = cli;
     p.process(qapp); // --help / --version / unknown options exit here
 
     DisplaySettings d;
@@ -219,6 +194,11 @@ int runGui(int argc, char** argv)
     const int frames = p.isSet(benchFrames) ? p.value(benchFrames).toInt() : 0;
     if (p.isSet(benchFrames) && (frames < 1 || frames > 100000))
         return failWith(QStringLiteral("--bench-frames must be 1..100000"));
+    const int dragSteps = p.isSet(benchDrag) ? p.value(benchDrag).toInt() : 0;
+    if (p.isSet(benchDrag) && (dragSteps < 2 || dragSteps > 100000))
+        return failWith(QStringLiteral("--bench-drag must be 2..100000"));
+    if (p.isSet(json) && !p.isSet(benchDrag))
+        return failWith(QStringLiteral("--json goes with --bench-drag"));
     int status = 0;
     auto applyPoseAndMaybeShoot = [&] {
         if (hasPose) {
@@ -237,6 +217,13 @@ int runGui(int argc, char** argv)
         }
         if (frames > 0) {
             QTimer::singleShot(300, &window, [&] { status = runFrameBenchmark(doc, *window.viewport(), frames); qapp.exit(status); });
+            return;
+        }
+        if (dragSteps > 0) {
+            QTimer::singleShot(300, &window, [&] {
+                status = runDragBenchmark(doc, window, dragSteps, p.value(json));
+                qapp.exit(status);
+            });
             return;
         }
         if (shotPath.isEmpty())
@@ -270,11 +257,7 @@ int runGui(int argc, char** argv)
             const qulonglong n = name.mid(10).toULongLong(&ok);
             if (!ok || n < 100 || n > 20'000'000)
                 return failWith(QStringLiteral("--sample benchmark:N needs 100 <= N <= 20000000"));
-            auto loaded = std::make_shared<LoadedRig>();
-            loaded->rig = rig::makeBenchmarkRig(size_t(n), 100, 4);
-            loaded->runtime = rig::buildRuntime(loaded->rig, 4);
-            loaded->displayName = name;
-            doc.setLoaded(std::move(loaded));
+            doc.setLoaded(finishLoadedRig(rig::makeBenchmarkRig(size_t(n), 100, 4), 4, QString(), name));
         } else if (!doc.openSample(name)) {
             return failWith(QStringLiteral("unknown sample '%1'").arg(name));
         }
