@@ -63,7 +63,7 @@ void Evaluator::clear()
     std::lock_guard<std::mutex> lock(m_mutex);
     m_pending.reset();
     m_dropLatest = true;
-    ++m_generation; // a result in flight is now stale
+    m_cleared = ++m_generation; // a result in flight is of the old rig
 }
 
 void Evaluator::requestPick(const glm::vec3& origin, const glm::vec3& dir, float maxAngleRad, rig::Method method)
@@ -168,8 +168,8 @@ void Evaluator::run()
 
             lock.lock();
             m_running = false;
-            if (job.generation == m_generation) {
-                // Still the newest: publish. (A newer request supersedes it: dropped without a signal.)
+            if (job.generation > m_cleared) {
+                // The newest, or progress towards it: publish unless something newer was published meanwhile.
                 std::shared_ptr<const EvaluationResult> published = result;
                 const unsigned generation = job.generation;
                 QMetaObject::invokeMethod(
@@ -177,8 +177,8 @@ void Evaluator::run()
                     [this, published, generation] {
                         {
                             std::lock_guard<std::mutex> guard(m_mutex);
-                            if (generation != m_generation)
-                                return; // stale by the time it arrived
+                            if (generation <= m_cleared || generation <= m_published)
+                                return; // another rig since, or older than what is shown
                             m_published = generation;
                         }
                         emit finished(published);

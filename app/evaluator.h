@@ -1,7 +1,10 @@
 // The background evaluation of the current state: every method, the reference, the errors and the statistics for
-// the numbers the panels show, off the GUI thread. One owned worker thread; requests coalesce (the newest wins, a
-// request replaced before it started is never run, a result that is stale when it arrives is dropped); the result
-// comes back through a queued call on the evaluator's thread; the destructor stops and joins the worker.
+// the numbers the panels show, off the GUI thread. One owned worker thread; requests coalesce: the newest wins (a
+// request replaced before it started is never run), an evaluation under way is finished rather than thrown away, and
+// its result is published even when a newer request is waiting — as progress, flagged not current — so the numbers
+// follow a drag instead of freezing until it ends. What is never published: a result older than one already
+// published, or one from before clear() (another rig). The result comes back through a queued call on the
+// evaluator's thread; the destructor stops and joins the worker.
 //
 // The worker also answers the questions that need the vertices (picking, the box of a set of vertices), against the
 // latest evaluation it computed, after any evaluation requested before them: the GUI thread never loops over vertices.
@@ -66,7 +69,8 @@ public:
     unsigned latestRequest() const;
 
 signals:
-    /// A result of the latest request (results of replaced requests are not emitted).
+    /// A new result: of the latest request, or of an earlier one (progress; result->generation tells which). Results
+    /// arrive in increasing generation order.
     void finished(std::shared_ptr<const EvaluationResult> result);
     void picked(int vertex);
     void boxReady(int tag, Box box);
@@ -86,6 +90,7 @@ private:
     std::deque<std::function<void(const EvaluationResult*)>> m_questions; ///< after the pending evaluation
     unsigned m_generation = 0;                 ///< of the newest request
     unsigned m_published = 0;                  ///< of the newest result delivered
+    unsigned m_cleared = 0;                    ///< the generation clear() made: results up to it are of an old rig
     bool m_running = false;                    ///< the worker is evaluating
     bool m_dropLatest = false;                 ///< clear(): questions get no (old) evaluation
     bool m_stop = false;
