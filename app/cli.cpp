@@ -122,6 +122,10 @@ struct ReportCli {
     QCommandLineOption backend{QStringLiteral("backend"),
         QStringLiteral("GPU backend with --device gpu: vulkan (default) or opengl."),
         QStringLiteral("API"), QStringLiteral("vulkan")};
+    QCommandLineOption assetRoot{QStringLiteral("asset-root"),
+        QStringLiteral("The folder external references (buffers, textures, .mtl files) may be read from (default: the "
+        "file's folder)."),
+        QStringLiteral("DIR")};
 
     void addTo(QCommandLineParser& p) const
     {
@@ -130,7 +134,7 @@ struct ReportCli {
         p.addHelpOption();
         p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file (glTF, GLB, FBX, Collada, X, ...)."),
                                 QStringLiteral("<file | --sample NAME>"));
-        p.addOptions({sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend});
+        p.addOptions({sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend, assetRoot});
     }
 };
 
@@ -146,7 +150,7 @@ int runReport(int argc, char** argv)
     QCommandLineParser p;
     const ReportCli cli;
     cli.addTo(p);
-    const auto& [sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend] = cli;
+    const auto& [sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend, assetRoot] = cli;
     if (!p.parse(argList(argc, argv)))
         return failWith(p.errorText().toStdString());
     if (p.isSet(QStringLiteral("help"))) {
@@ -183,8 +187,12 @@ int runReport(int argc, char** argv)
         gpu = std::move(opened.value());
     }
 
+    if (p.isSet(assetRoot) && p.isSet(sample))
+        return failWith("--asset-root goes with a file, not --sample");
+    rig::ImportOptions importOptions;
+    importOptions.assetRoot = p.value(assetRoot).toStdString();
     rig::Result<rig::Rig> loaded = p.isSet(sample) ? rig::makeSample(p.value(sample).toStdString())
-                                                   : rig::importFile(files.front().toStdString());
+                                                   : rig::importFile(files.front().toStdString(), importOptions);
     if (!loaded)
         return failWith(loaded.error());
     const rig::Rig& rigData = loaded.value();

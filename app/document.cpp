@@ -6,6 +6,7 @@
 #include <QUndoStack>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "rig/io/import.h"
 #include "rig/model/samples.h"
@@ -68,10 +69,13 @@ std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& r, int influences, const Q
     return loaded;
 }
 
-rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int influences, const std::atomic<bool>* cancel)
+rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int influences, const std::atomic<bool>* cancel,
+                                                    const QString& assetRoot, rig::RefusedReference* refused)
 {
     rig::ImportOptions options;
     options.cancel = cancel;
+    options.assetRoot = assetRoot.toStdString();
+    options.refused = refused;
     auto r = rig::importFile(path.toStdString(), options);
     if (!r)
         return rig::fail(r.error());
@@ -127,24 +131,38 @@ Document::Job& Document::startJob()
     return *m_jobs.back();
 }
 
-void Document::openFile(const QString& path)
+void Document::openFile(const QString& path, const QString& assetRoot)
 {
     const unsigned generation = ++m_loadGeneration;
     m_loading = true;
     emit loadStarted(path);
     const int influences = m_display.influences;
+    const QString root = assetRoot.isEmpty() ? m_assetRoot : assetRoot;
     Job& job = startJob();
     Job* raw = &job;
-    job.thread = std::thread([this, raw, path, influences, generation] {
-        auto result = loadRigFile(path, influences, &raw->cancel);
+    job.thread = std::thread([this, raw, path, influences, generation, root] {
+        rig::RefusedReference refused;
+        auto result = loadRigFile(path, influences, &raw->cancel, root, &refused);
         // Back to the GUI thread (dropped if the document is gone). A newer load may have started: then drop this one.
         QMetaObject::invokeMethod(
             this,
-            [this, generation, result = std::move(result), path]() mutable {
+            [this, generation, result = std::move(result), path, refused]() mutable {
                 if (m_loadGeneration != generation)
                     return;
                 m_loading = false;
                 if (!result) {
+                    if (refused.reason.rfind("outside", 0) == 0) {
+                        // The folder that would hold both the file and what it refers to: the root to ask about.
+                        std::filesystem::path a = std::filesystem::absolute(path.toStdString()).parent_path().lexically_normal();
+                        std::filesystem::path b = std::filesystem::path(refused.resolved).parent_path();
+                        std::filesystem::path common;
+                        for (auto ia = a.begin(), ib = b.begin(); ia != a.end() && ib != b.end() && *ia == *ib; ++ia, ++ib)
+                            common /= *ia;
+                        emit loadRefused(path, QString::fromStdString(result.error()), QString::fromStdString(refused.reference),
+                                         QString::fromStdString(refused.resolved),
+                                         QString::fromStdString(common.empty() ? std::string("/") : common.string()));
+                        return;
+                    }
                     emit loadFailed(QString::fromStdString(result.error()));
                     return;
                 }

@@ -18,6 +18,7 @@
 #include "app/evaluator.h"
 #include "rig/analysis/audit.h"
 #include "rig/analysis/weight_checks.h"
+#include "rig/io/asset_root.h"
 #include "rig/deform/deform.h"
 #include "rig/model/model.h"
 #include "rig/model/pose.h"
@@ -72,7 +73,12 @@ public:
     /// Loads a file on a worker thread (the import itself runs in the import worker process); emits loadFinished or
     /// loadFailed. On failure the current rig stays. A newer open (or a sample) cancels a load still running: its
     /// worker process is killed and its result dropped.
-    void openFile(const QString& path);
+    /// External references are read only from the asset root: `assetRoot` when given, else setAssetRoot's, else the
+    /// file's folder; a reference outside it emits loadRefused (not loadFailed) so that the window can ask.
+    void openFile(const QString& path, const QString& assetRoot = QString());
+    /// The asset root for every later openFile (the command line's --asset-root); empty: each file's folder.
+    void setAssetRoot(const QString& root) { m_assetRoot = root; }
+    QString assetRoot() const { return m_assetRoot; }
     /// Builds a sample rig (synchronously: they are small) and puts it in its lesson pose (rig::sampleLesson) with the
     /// lesson joint selected. Returns false (and emits loadFailed) on a bad name.
     bool openSample(const QString& name);
@@ -141,6 +147,10 @@ signals:
     void loadStarted(const QString& what);
     void loadFinished(const QString& what);
     void loadFailed(const QString& message);
+    /// The file refers to `reference` (resolved to `resolved`) outside the asset root; `suggestedRoot` is the folder
+    /// that holds both. The current rig stays. Opening again with that root (openFile(path, root)) would read it.
+    void loadRefused(const QString& path, const QString& message, const QString& reference, const QString& resolved,
+                     const QString& suggestedRoot);
     void rigChanged();
     void poseChanged();
     void displayChanged();
@@ -164,6 +174,7 @@ private:
     int m_selectedJoint = -1;
     SelectionSet m_selectionSet;
     bool m_loading = false;
+    QString m_assetRoot;
     unsigned m_loadGeneration = 0;
     int m_gestures = 0;
     QUndoStack* m_undo = nullptr;
@@ -186,7 +197,9 @@ private:
 /// Loads a file (in the import worker) and builds its runtime data. Thread-safe; no Qt GUI use. Errors read
 /// "<path>: <reason>". `cancel`, when set and it turns true, stops the import ("<path>: cancelled").
 rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int influences,
-                                                    const std::atomic<bool>* cancel = nullptr);
+                                                    const std::atomic<bool>* cancel = nullptr,
+                                                    const QString& assetRoot = QString(),
+                                                    rig::RefusedReference* refused = nullptr);
 rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, int influences);
 /// The runtime data and audit of a rig (buildRuntime, auditRig with the bind reference).
 std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& rig, int influences, const QString& path, const QString& name);

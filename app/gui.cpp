@@ -57,6 +57,9 @@ struct GuiCli {
         QStringLiteral("STEPS")};
     QCommandLineOption json{QStringLiteral("json"), QStringLiteral("With --bench-drag: also write the figures as JSON to FILE."),
         QStringLiteral("FILE")};
+    QCommandLineOption assetRoot{QStringLiteral("asset-root"),
+        QStringLiteral("The folder external references may be read from (default: each file's folder)."),
+        QStringLiteral("DIR")};
     QCommandLineOption backend{QStringLiteral("backend"), QStringLiteral("vulkan (default) or opengl."),
         QStringLiteral("API"), QStringLiteral("vulkan")};
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
@@ -76,7 +79,7 @@ struct GuiCli {
         p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file to open (default: the sheet sample)."),
                                 QStringLiteral("[file]"));
         p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot, benchFrames,
-                      benchDrag, json});
+                      benchDrag, json, assetRoot});
     }
 };
 
@@ -97,8 +100,8 @@ int runGui(int argc, char** argv)
     QCommandLineParser p;
     const GuiCli cli;
     cli.addTo(p);
-    const auto& [sample, pose, method, view, overlays, shading, material, heatMax, lineLength, benchFrames, benchDrag, json, backend,
-                 screenshot] = cli;
+    const auto& [sample, pose, method, view, overlays, shading, material, heatMax, lineLength, benchFrames, benchDrag, json,
+                 assetRoot, backend, screenshot] = cli;
     p.process(qapp); // --help / --version / unknown options exit here
 
     DisplaySettings d;
@@ -188,6 +191,7 @@ int runGui(int argc, char** argv)
 
     Document doc;
     doc.setDisplay(d);
+    doc.setAssetRoot(p.value(assetRoot));
     MainWindow window(&doc, api);
 
     const QString shotPath = p.value(screenshot);
@@ -240,6 +244,12 @@ int runGui(int argc, char** argv)
     };
     QObject::connect(&doc, &Document::loadFailed, &window, [&](const QString& msg) {
         if (!shotPath.isEmpty()) {
+            std::fprintf(stderr, "rigscope: %s\n", qPrintable(msg));
+            qapp.exit(2);
+        }
+    });
+    QObject::connect(&doc, &Document::loadRefused, &window, [&](const QString&, const QString& msg) {
+        if (!shotPath.isEmpty() || frames > 0 || dragSteps > 0) { // scripted: no one to ask
             std::fprintf(stderr, "rigscope: %s\n", qPrintable(msg));
             qapp.exit(2);
         }

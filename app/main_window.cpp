@@ -14,6 +14,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QComboBox>
@@ -94,6 +95,7 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
             addRecentFile(what);
     });
     connect(m_doc, &Document::loadFailed, this, &MainWindow::onLoadFailed);
+    connect(m_doc, &Document::loadRefused, this, &MainWindow::onLoadRefused);
     connect(m_doc, &Document::rigChanged, this, [this] {
         syncViewport();
         m_frameOnNextEvaluation = true;
@@ -608,6 +610,30 @@ void MainWindow::onLoadFailed(const QString& message)
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
     m_lastError = message;
+}
+
+void MainWindow::onLoadRefused(const QString& path, const QString& message, const QString& reference,
+                               const QString& resolved, const QString& suggestedRoot)
+{
+    m_progress->hide();
+    statusBar()->clearMessage();
+    m_lastError = message;
+    // Ask, once, for this file; nothing is remembered: the next open asks again.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Read outside the file's folder?"),
+                                tr("<p><b>%1</b> refers to a file outside its folder:</p><p><tt>%2</tt><br>(%3)</p>"
+                                   "<p>Reading it means letting RigScope read everything in <tt>%4</tt> for this file. "
+                                   "Only allow this for files you trust.</p>")
+                                    .arg(QFileInfo(path).fileName().toHtmlEscaped(), reference.toHtmlEscaped(),
+                                         resolved.toHtmlEscaped(), suggestedRoot.toHtmlEscaped()),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("outsideRootBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton* allow = box->addButton(tr("Allow for This File"), QMessageBox::AcceptRole);
+    allow->setObjectName(QStringLiteral("allowOutside"));
+    QPushButton* cancel = box->addButton(QMessageBox::Cancel);
+    box->setDefaultButton(cancel);
+    connect(allow, &QPushButton::clicked, this, [this, path, suggestedRoot] { m_doc->openFile(path, suggestedRoot); });
+    box->open();
 }
 
 void MainWindow::syncViewport()

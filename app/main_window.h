@@ -67,6 +67,9 @@ private:
     void updateTitle();
     void syncViewport();
     void onLoadFailed(const QString& message);
+    /// A reference outside the asset root: ask whether to read it (once, for this file).
+    void onLoadRefused(const QString& path, const QString& message, const QString& reference, const QString& resolved,
+                       const QString& suggestedRoot);
     /// New background evaluation: frame bounds for the viewport (and frame once after a new rig), status bar.
     void onEvaluationChanged();
     /// F: the selection set, else the picked vertex, else everything.

@@ -1,19 +1,27 @@
 // A test double of rigscope-import: the real worker body (worker/serve.h) with faults chosen by the display name, so
 // that the tests see what the client makes of a worker that crashes, aborts, hangs, spins, lies or overreaches.
 // Any other name is imported for real.
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdlib>
 #include <cstring>
-#include <dirent.h>
 #include <string>
 #include <vector>
 
 #include "rig/io/rig_serialize.h"
 #include "rig/io/worker_protocol.h"
 #include "worker/serve.h"
+
+extern char** environ;
 
 namespace {
 
@@ -46,22 +54,73 @@ std::string limit(int resource)
     return l.rlim_cur == RLIM_INFINITY ? std::string("unlimited") : std::to_string(l.rlim_cur);
 }
 
-/// The open descriptors, "0,1,2,3".
+/// The open descriptors, "0,1,2,3" (probed with fcntl: /proc is closed inside the sandbox).
 std::string openFds()
 {
-    std::vector<int> fds;
-    if (DIR* d = ::opendir("/proc/self/fd")) {
-        const int own = ::dirfd(d);
-        while (dirent* e = ::readdir(d))
-            if (e->d_name[0] != '.' && std::atoi(e->d_name) != own)
-                fds.push_back(std::atoi(e->d_name));
-        ::closedir(d);
-    }
-    std::sort(fds.begin(), fds.end());
     std::string s;
-    for (int fd : fds)
-        s += (s.empty() ? "" : ",") + std::to_string(fd);
+    for (int fd = 0; fd < 1024; ++fd)
+        if (::fcntl(fd, F_GETFD) != -1)
+            s += (s.empty() ? "" : ",") + std::to_string(fd);
     return s;
+}
+
+/// "denied" when the call failed with one of the sandbox's errors, else what happened.
+std::string outcome(int result, int error)
+{
+    if (result >= 0)
+        return "ALLOWED";
+    return error == EPERM || error == EACCES || error == ENOSYS ? "denied" : std::string("failed-") + std::strerror(error);
+}
+
+/// Tries what the sandbox must stop, from inside it, and reports each outcome.
+std::string trySandbox(const rig::worker::Request& r)
+{
+    const std::string folder = r.path.substr(0, r.path.rfind('/'));
+    std::string out;
+    auto add = [&out](const char* what, const std::string& result) { out += std::string(out.empty() ? "" : " ") + what + "=" + result; };
+    int fd = ::open(r.path.c_str(), O_RDONLY | O_CLOEXEC);
+    add("read-inside", fd >= 0 ? "ok" : outcome(fd, errno));
+    if (fd >= 0)
+        ::close(fd);
+    fd = ::open((folder + "/../outside-secret.txt").c_str(), O_RDONLY | O_CLOEXEC);
+    add("read-outside", outcome(fd, errno));
+    if (fd >= 0)
+        ::close(fd);
+    fd = ::open("/etc/passwd", O_RDONLY | O_CLOEXEC);
+    add("read-etc", outcome(fd, errno));
+    if (fd >= 0)
+        ::close(fd);
+    fd = ::open((folder + "/written.txt").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    add("write", outcome(fd, errno));
+    if (fd >= 0)
+        ::close(fd);
+    add("mkdir", outcome(::mkdir((folder + "/made").c_str(), 0755), errno));
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    add("socket-inet", outcome(fd, errno));
+    if (fd >= 0)
+        ::close(fd);
+    fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    add("socket-unix", outcome(fd, errno));
+    if (fd >= 0)
+        ::close(fd);
+    pid_t child = -1;
+    char* argv[] = {const_cast<char*>("/bin/true"), nullptr};
+    const int spawned = ::posix_spawn(&child, "/bin/true", nullptr, nullptr, argv, environ);
+    if (spawned == 0) {
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        add("spawn", WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "ALLOWED" : "denied");
+    } else {
+        add("spawn", outcome(-1, spawned));
+    }
+    const pid_t forked = ::fork();
+    if (forked == 0)
+        std::_Exit(0);
+    if (forked > 0)
+        ::waitpid(forked, nullptr, 0);
+    add("fork", outcome(forked, errno));
+    add("signal-parent", outcome(::kill(::getppid(), 0), errno));
+    return out;
 }
 
 rig::Result<rig::Rig> faulty(const rig::worker::Request& r)
@@ -119,6 +178,8 @@ rig::Result<rig::Rig> faulty(const rig::worker::Request& r)
             std::memset(v.data(), 1, v.size());
         }
     }
+    if (n.size() >= 12 && n.compare(n.size() - 12, 12, "/sandbox.txt") == 0) // a file: the sandbox has a root
+        return rig::fail("sandbox: " + trySandbox(r));
     if (n == "limits.txt")
         return rig::fail("limits: as=" + limit(RLIMIT_AS) + " cpu=" + limit(RLIMIT_CPU) + " fsize=" + limit(RLIMIT_FSIZE) +
                          " core=" + limit(RLIMIT_CORE) + " fds=" + openFds());

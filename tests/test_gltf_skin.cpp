@@ -674,9 +674,19 @@ private slots:
         QVERIFY(mem.ok());
         QVERIFY(only(mem.value()).needsExternalBuffer);
         QVERIFY2(only(mem.value()).error.find("RiggedFigure0.bin") != std::string::npos, only(mem.value()).error.c_str());
+        // Imported from memory there is no folder: the external buffer is not found (whatever the working directory)...
         const QString cwd = QDir::currentPath();
         QVERIFY(QDir::setCurrent(QFileInfo(asset("RiggedFigure/RiggedFigure.gltf")).absolutePath()));
-        const auto r = importBytes(bytes, "gltf", "mem");
+        const auto refused = importBytes(bytes, "gltf", "mem");
+        QDir::setCurrent(cwd);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().find("RiggedFigure0.bin") != std::string::npos, refused.error().c_str());
+        // ... unless the caller names the asset root: then Assimp reads the .bin through it.
+        rig::ImportOptions rooted;
+        rooted.isolate = false;
+        rooted.assetRoot = QFileInfo(asset("RiggedFigure/RiggedFigure.gltf")).absolutePath().toStdString();
+        QVERIFY(QDir::setCurrent(QFileInfo(asset("RiggedFigure/RiggedFigure.gltf")).absolutePath()));
+        const auto r = rig::importMemory(bytes.constData(), size_t(bytes.size()), "gltf", "mem", rooted);
         QDir::setCurrent(cwd);
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().c_str());
         QVERIFY2(hasNote(r.value(), rig::ImportNote::Severity::Info, "raw glTF skin weights not read: the file's buffers are external"),

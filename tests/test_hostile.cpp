@@ -403,6 +403,13 @@ private slots:
         }();
         qInfo("%s: %s", name.c_str(), result.c_str());
         QVERIFY2(result == "loaded" || result.rfind("error: " + name + ": ", 0) == 0, result.c_str());
+#if defined(__SANITIZE_ADDRESS__)
+        // The heap over-reads inside Assimp's glTF2 importer (../shared/fuzz-found): in a sanitizer build the worker's
+        // AddressSanitizer catches each one and the import fails cleanly, naming the file. (In a release build the
+        // over-read goes unseen inside the worker, which can read nothing but the file: it loads or fails cleanly.)
+        if (name.rfind("assimp-heap-overread-", 0) == 0)
+            QVERIFY2(result.find("the importer crashed on this file (found by AddressSanitizer)") != std::string::npos, result.c_str());
+#endif
     }
 
     /// Small files that crashed the process inside Assimp 5.2.4 through importFile (the same bytes reach it through

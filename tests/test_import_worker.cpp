@@ -3,6 +3,8 @@
 // while other threads of the caller are busy allocating, which is what hung the forked import of old.
 #include "testutil.h"
 
+#include "rig/io/worker_protocol.h"
+
 #include <QDirIterator>
 #include <QElapsedTimer>
 
@@ -342,7 +344,7 @@ void TestImportWorker::malformedRepliesBecomeMessages()
     QCOMPARE(fault("silent.obj", faultWorker()).error(), std::string("silent.obj: the import worker sent no reply"));
     QCOMPARE(fault("exit3.obj", faultWorker()).error(), std::string("exit3.obj: the import worker failed (exit status 3)"));
     QCOMPARE(fault("oldprotocol.gltf", faultWorker()).error(),
-             "oldprotocol.gltf: the import worker speaks protocol 0, expected " + std::to_string(1) +
+             "oldprotocol.gltf: the import worker speaks protocol 0, expected " + std::to_string(rig::worker::kProtocolVersion) +
                  " (a mismatched installation)");
     QCOMPARE(fault("truncated.gltf", faultWorker()).error(), std::string("truncated.gltf: the import worker's reply is truncated"));
     QCOMPARE(fault("badrig.gltf", faultWorker()).error(),

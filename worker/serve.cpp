@@ -20,6 +20,7 @@
 #include "rig/io/import_worker.h"
 #include "rig/io/rig_serialize.h"
 #include "rig/io/worker_protocol.h"
+#include "worker/sandbox.h"
 
 namespace rig::worker {
 
@@ -100,6 +101,8 @@ Result<Rig> importRequest(const Request& request)
     options.isolate = false; // this process is the isolation
     options.memoryBudgetBytes = request.memoryBudget;
     options.addressSpaceLimited = !kSanitizerBuild;
+    options.assetRoot = request.assetRoot;
+    options.refused = request.refused;
     if (request.fromMemory)
         return importMemory(request.data, request.size, request.formatHint, request.displayName, options);
     return importFile(request.path, options);
@@ -138,6 +141,8 @@ int serve(int argc, char** argv, const std::function<Result<Rig>(const Request&)
             request.timeoutSeconds = std::strtod(value, &end);
             if (!end || *end || !(request.timeoutSeconds > 0.0) || !std::isfinite(request.timeoutSeconds))
                 return usage("bad --timeout");
+        } else if (flag == "--asset-root") {
+            request.assetRoot = value;
         } else if (flag == "--file" && !haveSource) {
             request.path = value;
             haveSource = true;
@@ -188,15 +193,33 @@ int serve(int argc, char** argv, const std::function<Result<Rig>(const Request&)
         request.data = mapped;
     }
 
+    // The sandbox: from here on this process can read only beneath the asset root, write nothing but its open pipes,
+    // reach no network and start no program (worker/sandbox.h).
+    const SandboxStatus sandbox = enterSandbox(sandboxRoot(request));
+    if (!sandbox.ok)
+        return sendReply(ReplyKind::Error, request.displayName + ": the import worker could not enter its sandbox (" +
+                                               sandbox.message + ")")
+                   ? 0
+                   : ExitReplyFailed;
+
     // Serially: this process is one import, and its limits are easier to reason about with one thread.
     ScopedThreadLimit serial(1);
     std::string payload;
     ReplyKind kind = ReplyKind::Error;
+    RefusedReference refused;
+    request.refused = &refused;
     try {
         Result<Rig> r = import(request);
         if (r.ok()) {
             serializeRig(r.value(), payload);
             kind = ReplyKind::Rig;
+        } else if (!refused.reason.empty()) {
+            kind = ReplyKind::Refused;
+            payload = r.error();
+            for (const std::string* f : {&refused.reference, &refused.resolved, &refused.reason}) {
+                payload.push_back('\0');
+                payload += *f;
+            }
         } else {
             payload = r.error();
         }

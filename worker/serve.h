@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "rig/io/asset_root.h"
 #include "rig/model/model.h"
 #include "rig/model/result.h"
 
@@ -21,6 +22,8 @@ struct Request {
     size_t size = 0;
     size_t memoryBudget = 0;
     double timeoutSeconds = 0.0;
+    std::string assetRoot;      ///< --asset-root (empty: the file's folder; none for --memory)
+    RefusedReference* refused = nullptr; ///< set by serve(): where importRequest reports a refusal
 };
 
 /// The real import of a request (rig::importFile / importMemory in this process).

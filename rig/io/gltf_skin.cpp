@@ -5,8 +5,13 @@
 // the bytes that exist; every allocation is charged to a byte budget first; nothing throws past the API.
 #include "rig/io/gltf_skin.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -179,51 +184,42 @@ bool decodeBase64(std::string_view in, std::vector<uint8_t>& out)
     return true;
 }
 
-std::string percentDecode(std::string_view s)
+/// Reads a whole file through the asset root, refusing more than `limit` bytes.
+bool readWholeFile(const AssetRoot& root, const std::string& path, uint64_t limit, std::vector<uint8_t>& out, std::string& why,
+                   RefusedReference* refused)
 {
-    std::string out;
-    out.reserve(s.size());
-    for (size_t i = 0; i < s.size(); ++i) {
-        auto hex = [](char c) {
-            if (c >= '0' && c <= '9') return c - '0';
-            if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-            if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-            return -1;
-        };
-        if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-            out.push_back(char(hex(s[i + 1]) * 16 + hex(s[i + 2])));
-            i += 2;
-        } else {
-            out.push_back(s[i]);
-        }
-    }
-    return out;
-}
-
-/// Reads a whole file, refusing more than `limit` bytes.
-bool readWholeFile(const std::filesystem::path& path, uint64_t limit, std::vector<uint8_t>& out, std::string& why)
-{
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) {
-        why = "not found";
+    AssetRoot::Check c;
+    const int fd = root.open(path, c);
+    if (fd < 0) {
+        if (c.refused && refused && refused->reason.empty())
+            *refused = c.refusal;
+        why = c.refused ? c.refusal.reason : c.why;
         return false;
     }
-    const uintmax_t size = std::filesystem::file_size(path, ec);
-    if (ec) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        ::close(fd);
         why = "cannot read its size";
         return false;
     }
+    const uint64_t size = uint64_t(st.st_size);
     if (size > limit) {
+        ::close(fd);
         why = std::to_string(size) + " bytes, over the limit of " + std::to_string(limit);
         return false;
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        why = "cannot open it";
-        return false;
-    }
     out.resize(size_t(size));
-    if (size > 0 && !in.read(reinterpret_cast<char*>(out.data()), std::streamsize(size))) {
+    size_t got = 0;
+    while (got < size) {
+        const ssize_t n = ::read(fd, out.data() + got, size_t(size) - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += size_t(n);
+    }
+    ::close(fd);
+    if (got != size) {
         why = "read failed";
         return false;
     }
@@ -515,14 +511,31 @@ private:
                     return failure(who + ": external file '" + std::string(u.substr(0, 200)) +
                                        "' cannot be resolved (no folder: read from memory)",
                                    true);
+                // A URI with a scheme (file:, http:) or an absolute path is never a file of the asset: refused here,
+                // whatever the root (a relative path is checked by the root itself).
+                const size_t colon = u.find(':');
+                const bool scheme = colon != std::string_view::npos && colon > 0 && u.find('/') > colon;
+                if (scheme || (!u.empty() && u.front() == '/') || percentDecode(std::string(u)).rfind('/', 0) == 0) {
+                    if (m_options.refused && m_options.refused->reason.empty())
+                        *m_options.refused = RefusedReference{std::string(u.substr(0, 200)), std::string(u.substr(0, 200)),
+                                                              "an absolute path or URI, never part of the asset"};
+                    return failure(who + ": external file '" + std::string(u.substr(0, 200)) + "': absolute, refused");
+                }
+                AssetRoot own;
+                const AssetRoot* root = m_options.root;
+                if (!root) {
+                    auto made = AssetRoot::make(m_options.baseDir);
+                    if (made)
+                        own = std::move(made.value());
+                    root = &own;
+                }
                 const std::filesystem::path dir(m_options.baseDir);
                 std::string why;
-                std::filesystem::path path = dir / std::string(u);
-                std::error_code ec;
-                if (!std::filesystem::exists(path, ec))
-                    path = dir / percentDecode(u);
+                std::string path = (dir / std::string(u)).string();
+                if (!root->check(path).ok && !root->check(path).refused)
+                    path = (dir / percentDecode(std::string(u))).string(); // the URI-decoded name, when the literal one is absent
                 const uint64_t left = m_budget.max(); // charged below, once the size is known
-                if (!readWholeFile(path, left, slot.owned, why))
+                if (!readWholeFile(*root, path, left, slot.owned, why, m_options.refused))
                     return failure(who + ": external file '" + std::string(u.substr(0, 200)) + "': " + why);
                 if (!m_budget.take(slot.owned.size()))
                     return failure(who + ": external file is over the reader's byte limit");
@@ -898,11 +911,21 @@ Result<GltfSkinData> readGltfSkins(const void* data, size_t size, const GltfSkin
 Result<GltfSkinData> readGltfSkinsFile(const std::string& path, const GltfSkinOptions& options)
 {
     try {
+        AssetRoot own;
+        const AssetRoot* root = options.root;
+        if (!root) {
+            auto made = AssetRoot::forFile(path);
+            if (!made)
+                return fail("cannot read the file: " + made.error());
+            own = std::move(made.value());
+            root = &own;
+        }
         std::vector<uint8_t> bytes;
         std::string why;
-        if (!readWholeFile(path, options.maxBytes, bytes, why))
+        if (!readWholeFile(*root, path, options.maxBytes, bytes, why, options.refused))
             return fail("cannot read the file: " + why);
         GltfSkinOptions local = options;
+        local.root = root;
         local.baseDir = std::filesystem::path(path).parent_path().string();
         if (local.baseDir.empty())
             local.baseDir = ".";

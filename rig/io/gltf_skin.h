@@ -25,6 +25,7 @@
 
 #include <glm/glm.hpp>
 
+#include "rig/io/asset_root.h"
 #include "rig/model/model.h"
 #include "rig/model/result.h"
 
@@ -34,6 +35,11 @@ struct GltfSkinOptions {
     /// Folder that relative buffer URIs are resolved against. Empty: external buffers cannot be resolved (reading
     /// from memory); primitives that need one get an error and `needsExternalBuffer`.
     std::string baseDir;
+    /// Where external buffers may be read from (asset_root.h); null: baseDir itself. A buffer URI that is absolute,
+    /// has a scheme other than data:, or resolves outside the root is refused: the primitive gets an error and, when
+    /// `refused` is set, the first refusal is stored there.
+    const AssetRoot* root = nullptr;
+    RefusedReference* refused = nullptr;
     /// Most bytes the reader may hold: the input, loaded buffers, decoded positions and influences together.
     size_t maxBytes = size_t(1) << 31;
 };
@@ -81,7 +87,8 @@ struct GltfSkinData {
 /// Reads the skinning data of a .gltf or .glb held in memory.
 Result<GltfSkinData> readGltfSkins(const void* data, size_t size, const GltfSkinOptions& options = {});
 
-/// Reads a .gltf or .glb file; relative buffer URIs resolve next to it (options.baseDir is ignored).
+/// Reads a .gltf or .glb file (through options.root when set, else its own folder as the root); relative buffer URIs
+/// resolve next to it (options.baseDir is ignored).
 Result<GltfSkinData> readGltfSkinsFile(const std::string& path, const GltfSkinOptions& options = {});
 
 } // namespace rig

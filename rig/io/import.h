@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "rig/io/asset_root.h"
 #include "rig/model/model.h"
 #include "rig/model/result.h"
 
@@ -28,6 +29,12 @@ struct ImportOptions {
     const std::atomic<bool>* cancel = nullptr;
     /// With isolate: the worker executable; empty = findImportWorker's search (import_worker.h).
     std::string workerPath;
+    /// The folder external references may be read from (asset_root.h). Empty: the model file's folder; for
+    /// importMemory, none (every external reference is refused). The model file itself must lie in it.
+    std::string assetRoot;
+    /// When set, receives the reference an import was refused for (the app asks the user whether to widen the root).
+    /// Must outlive the call.
+    RefusedReference* refused = nullptr;
     /// Set by the worker: this process runs under an address-space limit, so running out of memory means the file
     /// needs more than the allocation cap, and the message says so.
     bool addressSpaceLimited = false;
@@ -37,6 +44,8 @@ struct ImportOptions {
 /// Triangulates; never joins vertices, limits or renormalises weights. Bones map to nodes by name.
 /// Missing normals (and tangents, when UV0 exists) are generated from the rest triangles and flagged on the mesh,
 /// with a note. Problems that do not prevent loading are added to Rig::notes.
+/// Every file is opened through the asset root: a reference outside it fails the import with
+/// "<path>: refers to '<reference>' (<resolved>), outside the asset root <root> ..." (and fills options.refused).
 /// On failure the message reads "<path>: <reason>".
 Result<Rig> importFile(const std::string& path, const ImportOptions& options = {});
 

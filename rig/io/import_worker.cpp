@@ -295,6 +295,8 @@ Result<Rig> importInWorker(const WorkerJob& job, const ImportOptions& options)
                                      "--name", name,
                                      "--budget", std::to_string(options.memoryBudgetBytes),
                                      "--timeout", formatSeconds(timeout)};
+    if (!options.assetRoot.empty())
+        args.insert(args.end(), {"--asset-root", options.assetRoot});
     if (fromMemory) {
         args.insert(args.end(), {"--memory", job.formatHint});
     } else {
@@ -455,6 +457,21 @@ Result<Rig> importInWorker(const WorkerJob& job, const ImportOptions& options)
     if (header.kind == uint32_t(worker::ReplyKind::Error)) {
         const bool oneLine = !payload.empty() && payload.find_first_of("\n\r") == std::string_view::npos;
         return fail(oneLine ? std::string(payload) : name + ": the import failed");
+    }
+    if (header.kind == uint32_t(worker::ReplyKind::Refused)) {
+        // message \0 reference \0 resolved \0 reason
+        std::vector<std::string_view> fields;
+        size_t start = 0;
+        for (size_t i = 0; i <= payload.size(); ++i)
+            if (i == payload.size() || payload[i] == '\0') {
+                fields.push_back(payload.substr(start, i - start));
+                start = i + 1;
+            }
+        if (fields.size() != 4 || fields[0].empty() || fields[0].find_first_of("\n\r") != std::string_view::npos)
+            return fail(name + ": the import worker sent an invalid reply");
+        if (options.refused)
+            *options.refused = RefusedReference{std::string(fields[1]), std::string(fields[2]), std::string(fields[3])};
+        return fail(std::string(fields[0]));
     }
     if (header.kind != uint32_t(worker::ReplyKind::Rig))
         return fail(name + ": the import worker sent an invalid reply");

@@ -5,13 +5,18 @@
 // becomes a message instead of taking the application down.
 //
 // Command line (all values required unless marked):
-//   rigscope-import --protocol 1 --parent PID --name DISPLAY_NAME --budget BYTES --timeout SECONDS
-//                   (--file PATH | --memory FORMAT_HINT)
+//   rigscope-import --protocol 2 --parent PID --name DISPLAY_NAME --budget BYTES --timeout SECONDS
+//                   [--asset-root DIR] (--file PATH | --memory FORMAT_HINT)
+// The asset root (rig/io/asset_root.h) defaults to the file's folder (none for --memory). The worker reads files only
+// through it, and the OS holds it to that (worker/sandbox.h): read-only access beneath the root, no writes, no
+// network, no new programs.
 // File descriptors: 0 /dev/null; 1 and 2 the diagnostics pipe (anything a library prints, sanitizer reports); 3 the
 // reply pipe; with --memory, 4 a sealed read-only memfd holding the file's bytes. Every other descriptor is closed.
 //
 // Reply, on fd 3, once: a 24-byte header {magic 'RSIW', protocol version, kind, 0, payload bytes (u64)} then the
-// payload: a serialized rig (rig_serialize.h) for kind Rig, the one-line message for kind Error. The worker then
+// payload: a serialized rig (rig_serialize.h) for kind Rig, the one-line message for kind Error, and for kind Refused
+// (a reference outside the asset root) four NUL-separated fields: the message, the reference, the resolved path, the
+// reason. The worker then
 // exits with status 0. Anything else (no reply, a short or malformed one, a signal, another exit status) is a failed
 // import; the client turns each case into one line naming the file.
 #pragma once
@@ -21,12 +26,12 @@
 namespace rig::worker {
 
 inline constexpr uint32_t kReplyMagic = 0x57495352u; // "RSIW" little-endian
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;
 inline constexpr int kReplyFd = 3;
 inline constexpr int kMemoryFd = 4;
 inline constexpr const char* kExecutableName = "rigscope-import";
 
-enum class ReplyKind : uint32_t { Rig = 1, Error = 2 };
+enum class ReplyKind : uint32_t { Rig = 1, Error = 2, Refused = 3 };
 
 struct ReplyHeader {
     uint32_t magic = kReplyMagic;

@@ -86,6 +86,8 @@ struct RawGltfSource {
     std::string path;           ///< Kind::File
     const void* data = nullptr; ///< Kind::Memory
     size_t size = 0;
+    const AssetRoot* root = nullptr;    ///< where its external buffers may be read from
+    RefusedReference* refused = nullptr; ///< receives the first reference refused
 };
 
 /// The conversion of one aiScene: run() once.

@@ -25,6 +25,8 @@ void Converter::readRawSkins()
         return;
     GltfSkinOptions options;
     options.maxBytes = m_options.memoryBudgetBytes;
+    options.root = m_rawSource.root;
+    options.refused = m_rawSource.refused;
     Result<GltfSkinData> r = m_rawSource.kind == RawGltfSource::Kind::File
                                  ? readGltfSkinsFile(m_rawSource.path, options)
                                  : readGltfSkins(m_rawSource.data, m_rawSource.size, options);

@@ -12,6 +12,7 @@
 #include <assimp/version.h>
 
 #include "rig/io/assimp/converter.h"
+#include "rig/io/assimp/io_system.h"
 #include "rig/io/import_worker.h"
 
 namespace rig {
@@ -26,8 +27,8 @@ constexpr unsigned kPostProcess = aiProcess_Triangulate | aiProcess_ValidateData
 
 /// Runs `read` (which returns the scene or null) and converts its result; no exception escapes.
 template <typename Read>
-Result<Rig> importWith(const std::string& displayName, const ImportOptions& options, const RawGltfSource& raw,
-                       const std::string& format, Read read)
+Result<Rig> importWith(const std::string& displayName, const ImportOptions& options, RawGltfSource raw,
+                       const std::string& format, const AssetRoot& root, Read read)
 {
     // Out of memory: in the worker (addressSpaceLimited) that means the file needs more than the allocation cap, a
     // corrupted count in a text format can make a parser reserve tens of GiB before it fails; the precise check of
@@ -37,11 +38,22 @@ Result<Rig> importWith(const std::string& displayName, const ImportOptions& opti
             return fail(displayName + ": " + allocationCapReason(options.memoryBudgetBytes));
         return fail(displayName + ": out of memory while " + when);
     };
+    // A reference outside the asset root fails the import, whether or not the reader could do without the file.
+    RefusedReference rawRefused;
+    auto refusal = [&](const RefusedReference& r) {
+        if (options.refused)
+            *options.refused = r;
+        return fail(refusalMessage(displayName, r, root.path()));
+    };
     try {
         Assimp::Importer importer;
+        auto* io = new RootedIOSystem(root); // every file Assimp opens, the model's included; the importer owns it
+        importer.SetIOHandler(io);
         // Keep every bone, also ones without weights (FBX clusters): the skin lists what the file lists.
         importer.SetPropertyBool(AI_CONFIG_IMPORT_REMOVE_EMPTY_BONES, false);
         const aiScene* scene = read(importer);
+        if (io->refused())
+            return refusal(*io->refused());
         if (!scene) {
             std::string reason = oneLine(importer.GetErrorString());
             if (reason == "std::bad_alloc") // Assimp catches its own allocation failures and reports what()
@@ -51,8 +63,13 @@ Result<Rig> importWith(const std::string& displayName, const ImportOptions& opti
             return fail(displayName + ": " + reason);
         }
         // Assimp picks its reader by the extension (the hint) first: the one that flips V for these formats.
+        raw.root = &root;
+        raw.refused = &rawRefused;
         Converter converter(*scene, displayName, options, raw, assimpFlipsV(format));
-        return converter.run();
+        Result<Rig> rig = converter.run();
+        if (!rawRefused.reason.empty())
+            return refusal(rawRefused);
+        return rig;
     } catch (const std::bad_alloc&) {
         return outOfMemory("importing");
     } catch (const std::exception& e) {
@@ -83,6 +100,21 @@ Result<Rig> importFile(const std::string& path, const ImportOptions& options)
     } catch (...) {
         return fail(path + ": no such file");
     }
+    Result<AssetRoot> root = options.assetRoot.empty() ? AssetRoot::forFile(path) : AssetRoot::make(options.assetRoot);
+    if (!root)
+        return fail(path + ": " + root.error());
+    {
+        const AssetRoot::Check self = root.value().check(path);
+        if (self.refused)
+            return fail(path + ": the file lies outside the asset root " + root.value().path() + " (" + self.refusal.reason + ")");
+        if (!self.ok)
+            return fail(path + ": " + (self.why == "not found" ? std::string("no such file") : self.why));
+    }
+    try {
+        std::string folder = std::filesystem::absolute(path).parent_path().lexically_normal().string();
+        root.value().setReferenceBase(folder);
+    } catch (...) {
+    }
     RawGltfSource raw;
     std::string extension;
     try {
@@ -95,7 +127,7 @@ Result<Rig> importFile(const std::string& path, const ImportOptions& options)
         }
     } catch (...) {
     }
-    return importWith(path, options, raw, extension,
+    return importWith(path, options, raw, extension, root.value(),
                       [&path](Assimp::Importer& importer) { return importer.ReadFile(path, kPostProcess); });
 }
 
@@ -126,7 +158,15 @@ Result<Rig> importMemory(const void* data, size_t size, const std::string& forma
         raw.data = data;
         raw.size = size;
     }
-    return importWith(displayName, options, raw, hint, [&](Assimp::Importer& importer) {
+    // From memory there is no folder: external references are refused unless the caller names a root.
+    AssetRoot root;
+    if (!options.assetRoot.empty()) {
+        auto r = AssetRoot::make(options.assetRoot);
+        if (!r)
+            return fail(displayName + ": " + r.error());
+        root = std::move(r.value());
+    }
+    return importWith(displayName, options, raw, hint, root, [&](Assimp::Importer& importer) {
         return importer.ReadFileFromMemory(data, size, kPostProcess, hint.c_str());
     });
 }
