@@ -4,7 +4,8 @@
 // 3 = a marker square around origin[flags.z], 4 = bounding-box edges: origins holds (min, max) vec4 pairs per mesh,
 // 12 lines per mesh (an empty mesh has min > max and draws nothing), 5 = a small marker square around
 // origins[index] for every index of a vertex set packed four to a vec4 of dirs (uint bits).
-// flags.w: the first line (segment sources: a sub-range of the segment buffer).
+// flags.w: the first line (segment sources: a sub-range of the segment buffer); for vectors (source 0) the stride:
+// line i draws one vertex of [i * stride, (i + 1) * stride), picked by a hash of i (a thinned, non-aliasing subset).
 
 layout(std140, binding = 0) uniform View {
     mat4 viewProj;
@@ -13,7 +14,7 @@ layout(std140, binding = 0) uniform View {
     vec4 params;
     vec4 viewport;   // x, y: size in pixels; z: line width px; w: line length (world)
     vec4 color;
-    ivec4 flags;     // x: source, y: line count, z: marker vertex, w: first line
+    ivec4 flags;     // x: source, y: line count, z: marker vertex (vectors: the vertex count), w: first line / stride
 } ubo;
 
 layout(std430, binding = 1) readonly buffer Origins { vec4 origins[]; };
@@ -23,7 +24,7 @@ layout(location = 0) out vec4 vColor;
 
 void main()
 {
-    int line = gl_VertexIndex / 6 + ubo.flags.w;
+    int line = gl_VertexIndex / 6 + (ubo.flags.x == 1 ? ubo.flags.w : 0);
     int corner = gl_VertexIndex % 6;
     int source = ubo.flags.x;
     vColor = ubo.color;
@@ -60,8 +61,14 @@ void main()
         a = start;
         source = 1;
     } else {
-        a = origins[line].xyz;
-        d = dirs[line].xyz;
+        int at = line;
+        if (source == 0 && ubo.flags.w > 1) {
+            uint h = uint(line) * 2654435761u;
+            h ^= h >> 16;
+            at = min(line * ubo.flags.w + int(h % uint(ubo.flags.w)), ubo.flags.z - 1); // z: the vertex count
+        }
+        a = origins[at].xyz;
+        d = dirs[at].xyz;
     }
     float len2 = dot(d, d);
     vec3 b;

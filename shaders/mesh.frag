@@ -9,6 +9,7 @@ layout(location = 4) in vec4 vError;
 layout(location = 6) in float vHandedness;
 layout(location = 5) in float vSelected;
 layout(location = 7) in float vScalar;
+layout(location = 8) in vec4 vBaseColor;
 
 layout(location = 0) out vec4 fragColor;
 
@@ -117,7 +118,8 @@ void main()
         return;
     }
 
-    vec3 albedo = vec3(0.72, 0.72, 0.74);
+    // Plain: the file's base colour factor when it gives one (linear, so lit as is), else a neutral grey.
+    vec3 albedo = vBaseColor.a > 0.0 ? mix(vec3(0.12), vec3(0.95), vBaseColor.rgb) : vec3(0.72, 0.72, 0.74);
     vec3 shadeN = n;
     if (material == 2) {
         vec2 cell = floor(vUv * 8.0);

@@ -2,6 +2,7 @@
 // Draws the skinned mesh from the GPU deformer's storage buffers, indexed by gl_VertexIndex.
 
 layout(location = 0) in vec2 inUv;
+layout(location = 1) in vec4 inBaseColor; // the mesh's base colour; alpha 0: none
 
 layout(std140, binding = 0) uniform View {
     mat4 viewProj;
@@ -30,6 +31,7 @@ layout(location = 4) out vec4 vError;
 layout(location = 6) out float vHandedness;
 layout(location = 5) out float vSelected;
 layout(location = 7) out float vScalar;
+layout(location = 8) out vec4 vBaseColor;
 
 // The weight views' scalar of vertex v (modes 7..10); negative values are codes the fragment shader colours:
 // -1 no joint selected, -2 a NaN or infinite weight in the sum.
@@ -80,6 +82,7 @@ void main()
     vTangent = reference ? refTangents[v] : tangents[v];
     vWorld = p;
     vUv = inUv;
+    vBaseColor = inBaseColor;
     vError = errors[v];
     // Tangent handedness of the method against the reference: 1 disagree, 0 agree, -1 undefined.
     const vec4 mt = tangents[v], rt = refTangents[v];

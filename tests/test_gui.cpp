@@ -60,6 +60,9 @@ void TestGui::quadViewHeatmapsAndGoldLines()
     pose.joints["lower"].rotateDeg = glm::vec3(0, 0, 70);
     QVERIFY(doc.setPose(pose));
     doc.setViewMode(viewer::ViewMode::Quad);
+    app::DisplaySettings d = doc.display();
+    d.heatmapMaxDeg = 15.0f; // red from 15°: the weight band of the bend, not only its worst vertices
+    doc.setDisplay(d);
     app::MainWindow w(&doc, api);
     w.resize(1100, 800);
     w.show();
@@ -68,6 +71,9 @@ void TestGui::quadViewHeatmapsAndGoldLines()
     QVERIFY2(waitForFrames(vp, 2), "the viewport never rendered");
     QVERIFY2(vp->backendName().startsWith(api == QLatin1String("vulkan") ? QStringLiteral("Vulkan") : QStringLiteral("OpenGL")),
              qPrintable(vp->backendName()));
+    // The first evaluation frames the rig: wait for it, so that the pixels below are of the framed view.
+    QTRY_VERIFY_WITH_TIMEOUT(doc.evaluationCurrent(), 20000);
+    QTest::qWait(20);
 
     QString err;
     QImage img = vp->grabImage(&err);
@@ -78,8 +84,9 @@ void TestGui::quadViewHeatmapsAndGoldLines()
     const QRect tl = body(0, 0), tr = body(hw, 0), bl = body(0, hh), br = body(hw, hh);
     // Bottom-left: the normal-error heatmap of linear blending at a 70° bend: mostly green, red at the elbow.
     const Counts normalHeat = classify(img, bl);
+    qInfo("%s: normal heatmap %d green, %d hot pixels", qPrintable(api), normalHeat.green, normalHeat.hot);
     QVERIFY2(normalHeat.green > 2000, qPrintable(QString::number(normalHeat.green)));
-    QVERIFY2(normalHeat.hot > 20, qPrintable(QString::number(normalHeat.hot)));
+    QVERIFY2(normalHeat.hot > 60, qPrintable(QString::number(normalHeat.hot))); // 154 at 1100 x 800 with the default docks
     // Bottom-right: tangent error, green with some error; the top views are lit (no heatmap green).
     QVERIFY(classify(img, br).green > 2000);
     QCOMPARE(classify(img, tl).green, 0);

@@ -108,6 +108,8 @@ QString diffRig(const rig::Rig& a, const rig::Rig& b)
         RS_DIFF(diffVector(x.indices, y.indices, w + "indices"));
         RS_DIFF(diffVector(x.influenceOffsets, y.influenceOffsets, w + "influenceOffsets"));
         RS_DIFF(diffVector(x.zeroWeightJointVertices, y.zeroWeightJointVertices, w + "zeroWeightJointVertices"));
+        for (int c = 0; c < 4; ++c)
+            RS_FIELD(x.baseColor[c], y.baseColor[c], w + "baseColor");
         if (x.influences.size() != y.influences.size())
             return w + "influence count";
         for (size_t k = 0; k < x.influences.size(); ++k) {

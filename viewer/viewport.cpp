@@ -55,6 +55,8 @@ enum LineSource { SourceVectors = 0, SourceSegments = 1, SourceMarker = 3, Sourc
 // The rotate rings' size on screen (radius in logical pixels) and how near a click must be to pick a ring or a bone.
 constexpr float kRingRadiusPx = 70.0f;
 constexpr float kPickTolerancePx = 7.0f;
+// Most direction lines (normals, tangents) drawn per set: beyond it the lines are a carpet, not information.
+constexpr int kMaxVectorLines = 30000;
 
 QShader loadShader(const QString& name)
 {
@@ -567,17 +569,29 @@ void Viewport::render()
 
     // Static draw data of a new rig: UVs as vertex input, segment buffers for bones and the bounding box.
     if (ready && (m_rigDirty || r.bindingsStale)) {
+        // Per vertex: UV0 and the mesh's base colour (RGBA8; alpha 0 = the file gives none).
+        struct VertexIn {
+            glm::vec2 uv;
+            uint32_t color;
+        };
         const size_t n = r.deformer->vertexCount();
-        std::vector<glm::vec2> uv(std::max<size_t>(n, 1), glm::vec2(0.0f));
+        std::vector<VertexIn> vin(std::max<size_t>(n, 1), VertexIn{glm::vec2(0.0f), 0u});
         size_t base = 0;
         for (const rig::Mesh& m : m_rig->meshes) {
-            if (m.uvs.size() == m.vertexCount())
-                std::copy(m.uvs.begin(), m.uvs.end(), uv.begin() + ptrdiff_t(base));
+            uint32_t color = 0;
+            if (m.baseColor.w >= 0.0f) {
+                const glm::vec4 c = glm::clamp(m.baseColor, glm::vec4(0.0f), glm::vec4(1.0f));
+                color = uint32_t(std::lround(c.x * 255.0f)) | uint32_t(std::lround(c.y * 255.0f)) << 8 |
+                        uint32_t(std::lround(c.z * 255.0f)) << 16 | 255u << 24;
+            }
+            const bool uvs = m.uvs.size() == m.vertexCount();
+            for (size_t v = 0; v < m.vertexCount() && base + v < vin.size(); ++v)
+                vin[base + v] = VertexIn{uvs ? m.uvs[v] : glm::vec2(0.0f), color};
             base += m.vertexCount();
         }
-        r.uvs.reset(r.rhi->newBuffer(QRhiBuffer::Immutable, QRhiBuffer::VertexBuffer, int(uv.size() * sizeof(glm::vec2))));
+        r.uvs.reset(r.rhi->newBuffer(QRhiBuffer::Immutable, QRhiBuffer::VertexBuffer, int(vin.size() * sizeof(VertexIn))));
         r.uvs->create();
-        u->uploadStaticBuffer(r.uvs.get(), uv.data());
+        u->uploadStaticBuffer(r.uvs.get(), vin.data());
         r.vertexCount = int(n);
         r.indexCount = int(r.deformer->triangleCount() * 3);
         r.segCapacity = int(2 * m_rig->skeleton.nodes.size() + 3 * kRingSegments);
@@ -693,8 +707,9 @@ void Viewport::render()
             r.meshPipeline->setShaderStages({{QRhiShaderStage::Vertex, loadShader(QStringLiteral("mesh.vert"))},
                                              {QRhiShaderStage::Fragment, loadShader(QStringLiteral("mesh.frag"))}});
             QRhiVertexInputLayout layout;
-            layout.setBindings({{sizeof(glm::vec2)}});
-            layout.setAttributes({{0, 0, QRhiVertexInputAttribute::Float2, 0}});
+            layout.setBindings({{sizeof(glm::vec2) + sizeof(uint32_t)}});
+            layout.setAttributes({{0, 0, QRhiVertexInputAttribute::Float2, 0},
+                                  {0, 1, QRhiVertexInputAttribute::UNormByte4, sizeof(glm::vec2)}});
             r.meshPipeline->setVertexInputLayout(layout);
             r.meshPipeline->setShaderResourceBindings(r.meshSrb.get());
             r.meshPipeline->setRenderPassDescriptor(r.renderPass.get());
@@ -777,14 +792,18 @@ void Viewport::render()
             const unsigned o = (views == 4 && v >= 2) ? (m_settings.overlays & (OverlaySkeleton | OverlayBounds))
                                                       : m_settings.overlays;
             const glm::vec4 gold(1.0f, 0.78f, 0.12f, 1.0f), cyan(0.15f, 0.8f, 1.0f, 1.0f), magenta(0.95f, 0.35f, 0.9f, 1.0f);
+            // Direction lines stay readable on dense meshes: at most kMaxVectorLines, one vertex (jittered) from each
+            // block of `stride` consecutive vertices (flags.w) — meshes are stored in spatially coherent order.
+            const int stride = std::max(1, (r.vertexCount + kMaxVectorLines - 1) / kMaxVectorLines);
+            const int lines = (r.vertexCount + stride - 1) / stride;
             if (o & OverlayNormals)
-                draws.push_back({v, false, 0, SourceVectors, r.vertexCount,
-                                 referenceView ? r.refNormalLinesSrb.get() : r.normalLinesSrb.get(), gold, 1.6f});
+                draws.push_back({v, false, 0, SourceVectors, lines,
+                                 referenceView ? r.refNormalLinesSrb.get() : r.normalLinesSrb.get(), gold, 1.6f, stride});
             if (o & OverlayTangents)
-                draws.push_back({v, false, 0, SourceVectors, r.vertexCount,
-                                 referenceView ? r.refTangentLinesSrb.get() : r.tangentLinesSrb.get(), cyan, 1.6f});
+                draws.push_back({v, false, 0, SourceVectors, lines,
+                                 referenceView ? r.refTangentLinesSrb.get() : r.tangentLinesSrb.get(), cyan, 1.6f, stride});
             if ((o & OverlayReferenceNormals) && !referenceView)
-                draws.push_back({v, false, 0, SourceVectors, r.vertexCount, r.refNormalLinesSrb.get(), magenta, 1.6f});
+                draws.push_back({v, false, 0, SourceVectors, lines, r.refNormalLinesSrb.get(), magenta, 1.6f, stride});
             if ((o & OverlaySkeleton) && r.boneSegments > 0)
                 draws.push_back({v, false, 0, SourceSegments, r.boneSegments, r.segLinesSrb.get(),
                                  glm::vec4(0.85f, 0.9f, 1.0f, 1.0f), 3.0f});
@@ -826,8 +845,8 @@ void Viewport::render()
         std::memcpy(b.color, &dr.color[0], sizeof b.color);
         b.flags[0] = dr.source;
         b.flags[1] = dr.count;
-        b.flags[2] = m_selected;
-        b.flags[3] = dr.mesh ? m_selectedJoint : dr.first;
+        b.flags[2] = dr.source == SourceVectors && !dr.mesh ? r.vertexCount : m_selected;
+        b.flags[3] = dr.mesh ? m_selectedJoint : dr.first; // vectors: the stride; segments: the first line
         u->updateDynamicBuffer(r.ubo.get(), int(i * r.uboStride), sizeof b, &b);
     }
 

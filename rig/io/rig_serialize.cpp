@@ -16,7 +16,7 @@ constexpr uint32_t kMagic = 0x52494731; // "RIG1"
 // The layout of the types written below, as of kRigFormatVersion: a change to one of them must change the writer, the
 // reader, the field-by-field round-trip test (tests/test_import_worker.cpp) and the version.
 static_assert(sizeof(Transform) == 40 && sizeof(Node) == 144 && sizeof(Skin) == 80 && sizeof(Influence) == 8 &&
-                  sizeof(MorphTarget) == 104 && sizeof(Mesh) == 288 && sizeof(JointChannel) == 176 &&
+                  sizeof(MorphTarget) == 104 && sizeof(Mesh) == 304 && sizeof(JointChannel) == 176 &&
                   sizeof(MorphChannel) == 56 && sizeof(Clip) == 88 && sizeof(ImportNote) == 40 && sizeof(Rig) == 152,
               "rig::Rig changed: update serializeRig, deserializeRig, their round-trip test and kRigFormatVersion");
 
@@ -189,6 +189,7 @@ void serializeRig(const Rig& r, std::string& out)
             w.vec(t.tangentDeltas);
         }
         w.vec(m.defaultMorphWeights);
+        w.pod(m.baseColor);
         w.flag(m.normalsGenerated);
         w.flag(m.tangentsGenerated);
     }
@@ -276,6 +277,7 @@ Result<Rig> deserializeRig(std::string_view data)
                 }
             }
             rd.vec(m.defaultMorphWeights);
+            rd.pod(m.baseColor);
             rd.flag(m.normalsGenerated);
             rd.flag(m.tangentsGenerated);
         }

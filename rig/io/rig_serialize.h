@@ -11,7 +11,7 @@
 namespace rig {
 
 /// The format's version, written after its magic; a reader refuses any other (a worker of another build).
-inline constexpr uint32_t kRigFormatVersion = 3;
+inline constexpr uint32_t kRigFormatVersion = 4;
 
 /// Appends the rig to `out` (native endianness and layout: both ends are the same binary).
 void serializeRig(const Rig& rig, std::string& out);

@@ -94,6 +94,10 @@ struct Mesh {
     std::vector<MorphTarget> morphTargets;
     std::vector<float> defaultMorphWeights; ///< one per target (glTF mesh.weights), zeros when absent
 
+    /// The material's base colour factor (glTF baseColorFactor, else the diffuse colour), linear RGBA; w < 0: the
+    /// file gives none. (Textures are not loaded.)
+    glm::vec4 baseColor{1.0f, 1.0f, 1.0f, -1.0f};
+
     bool normalsGenerated = false;  ///< the file had no normals: they were built from the rest triangles
     bool tangentsGenerated = false; ///< the file had no tangents: they were built from the rest triangles and UV0
 
