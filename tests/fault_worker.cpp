@@ -82,6 +82,10 @@ std::string trySandbox(const rig::worker::Request& r)
     add("read-inside", fd >= 0 ? "ok" : outcome(fd, errno));
     if (fd >= 0)
         ::close(fd);
+    fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); // listing the model's folder is reading it
+    add("list-inside", fd >= 0 ? "ok" : outcome(fd, errno));
+    if (fd >= 0)
+        ::close(fd);
     fd = ::open((folder + "/../outside-secret.txt").c_str(), O_RDONLY | O_CLOEXEC);
     add("read-outside", outcome(fd, errno));
     if (fd >= 0)

@@ -456,7 +456,7 @@ void TestAssetRoot::workerSandboxStopsEscapes()
     QVERIFY(!r.ok());
     const std::string m = r.error();
     qInfo("%s", m.c_str());
-    for (const char* expected : {"read-inside=ok", "read-outside=denied", "read-etc=denied", "write=denied", "mkdir=denied",
+    for (const char* expected : {"read-inside=ok", "list-inside=ok", "read-outside=denied", "read-etc=denied", "write=denied", "mkdir=denied",
                                  "socket-inet=denied", "socket-unix=denied", "spawn=denied", "signal-parent=denied"})
         QVERIFY2(m.find(expected) != std::string::npos, (std::string(expected) + " in: " + m).c_str());
 #if !defined(__SANITIZE_ADDRESS__)

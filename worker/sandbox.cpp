@@ -208,7 +208,9 @@ bool installSeccomp(std::string& why)
     }
     f.deny(SYS_clone3, ENOSYS); // its flags sit behind a pointer: the C library falls back to clone
     f.deny(SYS_openat2, ENOSYS);
-    const uint32_t writes = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | __O_TMPFILE;
+    // The kernel's O_TMPFILE bit alone (glibc's __O_TMPFILE includes O_DIRECTORY, which opening a folder to read uses).
+    constexpr uint32_t kTmpfileBit = 020000000;
+    const uint32_t writes = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND | kTmpfileBit;
 #ifdef SYS_open
     f.denyIfAnyBit(SYS_open, 1, writes);
 #endif
