@@ -79,8 +79,41 @@ struct PosedJob {
         job.positions = mesh.positions;
         job.normals = mesh.normals;
         job.tangents = mesh.tangents;
+        job.gradients = runtime.meshes[0].gradients.view();
     }
     size_t size() const { return rig.meshes[0].vertexCount(); }
+
+    /// Edge cases: joint 3 singular (a zero column), joint 5 mirrored (a negated column), and NaN / zero rest normals
+    /// on a few vertices (inputs are read from copies).
+    void makeHostile()
+    {
+        std::vector<glm::mat4> m(palette.size());
+        for (size_t i = 0; i < m.size(); ++i)
+            m[i] = palette[i].matrix;
+        m[3][0] = glm::vec4(0.0f);
+        m[5][1] = -m[5][1];
+        buildJointFrames(m, palette);
+        job.palette = palette;
+        normals.assign(rig.meshes[0].normals.begin(), rig.meshes[0].normals.end());
+        for (size_t v = 7; v < normals.size(); v += 997)
+            normals[v] = (v / 997) % 2 ? glm::vec3(std::numeric_limits<float>::quiet_NaN()) : glm::vec3(0.0f);
+        job.normals = normals;
+        // A few vertices weighted wholly to the singular joint: their blended matrix is singular too.
+        joints.assign(job.joints.begin(), job.joints.end());
+        weights.assign(job.weights.begin(), job.weights.end());
+        const size_t k = size_t(job.influencesPerVertex);
+        for (size_t v = 11; v < size(); v += 1499) {
+            for (size_t i = 0; i < k; ++i) {
+                joints[k * v + i] = i == 0 ? 3 : 0;
+                weights[k * v + i] = i == 0 ? 1.0f : 0.0f;
+            }
+        }
+        job.joints = joints;
+        job.weights = weights;
+    }
+    std::vector<glm::vec3> normals;
+    std::vector<uint16_t> joints;
+    std::vector<float> weights;
 };
 
 // Output arrays of one job, filled with a sentinel; `offset` shifts them in their storage (another alignment).
@@ -134,8 +167,8 @@ bool matches(const Outputs& a, const Outputs& ref, size_t v, QString* why)
             return false;
         }
     }
-    if (a.f[a.offset + v] != SkinFlagNone) {
-        *why = QStringLiteral("flag");
+    if (a.f[a.offset + v] != ref.f[ref.offset + v]) {
+        *why = QStringLiteral("flag %1, expected %2").arg(a.f[a.offset + v]).arg(ref.f[ref.offset + v]);
         return false;
     }
     return true;
@@ -256,6 +289,10 @@ private slots:
     void linearKernelsMatchScalar_data();
     void linearKernelsMatchScalar();
     void linearKernelsWriteOnlyTheirRange();
+    void methodKernelsMatchScalar_data();
+    void methodKernelsMatchScalar();
+    void methodKernelsWriteOnlyTheirRange();
+    void methodKernelsAreUsedByRun();
     void linearKernelsFallBackOnNonFinitePalette();
     void parallelForCoversEveryIndexOnce();
     void parallelRebuildIsBitExact();
@@ -728,6 +765,117 @@ void TestSkinning::linearKernelsWriteOnlyTheirRange()
                                              .arg(inside ? QStringLiteral("wrong: ") + why : QStringLiteral("written"))));
                 }
             }
+}
+
+void TestSkinning::methodKernelsMatchScalar_data()
+{
+    QTest::addColumn<int>("method");
+    QTest::addColumn<int>("k");
+    QTest::addColumn<bool>("tangents");
+    QTest::addColumn<bool>("hostile");
+    if (!linearKernelAvailable(LinearKernel::Avx2))
+        QTest::newRow("none") << -1 << 4 << true << false;
+    else
+        for (Method m : {Method::PositionsOnly, Method::BlendInverseTranspose, Method::InverseTranspose, Method::Cofactor,
+                         Method::DualQuaternion, Method::Jacobian})
+            for (int k : {4, 8})
+                for (bool tangents : {true, false})
+                    for (bool hostile : {false, true}) {
+                        const std::string name = std::string(methodId(m)) + " K=" + std::to_string(k) +
+                                                 (tangents ? "" : " no tangents") + (hostile ? " singular+mirrored+NaN" : "");
+                        QTest::newRow(name.c_str()) << int(m) << k << tangents << hostile;
+                    }
+}
+
+void TestSkinning::methodKernelsMatchScalar()
+{
+    // Every method's AVX2 kernel against the scalar reference: posed, scaled joints; with `hostile`, a singular and
+    // a mirrored joint (flags: singular normals, dual-quaternion fallbacks) and NaN / zero rest normals.
+    QFETCH(int, method);
+    QFETCH(int, k);
+    QFETCH(bool, tangents);
+    QFETCH(bool, hostile);
+    if (method < 0)
+        QSKIP("this CPU has no AVX2+FMA: only the scalar path exists");
+    PosedJob pj(20000, 30, k, 13);
+    if (hostile)
+        pj.makeHostile();
+    pj.job.method = Method(method);
+    if (!tangents)
+        pj.job.tangents = {};
+    const size_t n = pj.size();
+    Outputs ref(n, tangents), out(n, tangents);
+    ref.attach(pj.job);
+    QVERIFY(pj.job.validate());
+    runMethodKernel(pj.job, LinearKernel::Scalar);
+    out.attach(pj.job);
+    runMethodKernel(pj.job, LinearKernel::Avx2);
+    QString why;
+    size_t flagged = 0;
+    for (size_t v = 0; v < n; ++v) {
+        if (!matches(out, ref, v, &why))
+            QFAIL(qPrintable(QStringLiteral("vertex %1: %2").arg(v).arg(why)));
+        flagged += ref.f[v] != SkinFlagNone;
+    }
+    // The hostile rows do reach the flagged branches.
+    const bool flags = Method(method) == Method::DualQuaternion || Method(method) == Method::BlendInverseTranspose ||
+                       Method(method) == Method::InverseTranspose;
+    if (hostile && flags)
+        QVERIFY2(flagged > 0, "no vertex took a flagged branch");
+}
+
+void TestSkinning::methodKernelsWriteOnlyTheirRange()
+{
+    if (!linearKernelAvailable(LinearKernel::Avx2))
+        QSKIP("this CPU has no AVX2+FMA");
+    // Offset 0 uses exactly-sized arrays: ASan sees any access past either end.
+    PosedJob pj(700, 12, 4, 21);
+    const size_t n = pj.size();
+    for (Method m : {Method::PositionsOnly, Method::Cofactor, Method::DualQuaternion, Method::Jacobian}) {
+        pj.job.method = m;
+        pj.job.first = 0;
+        pj.job.last = SIZE_MAX;
+        Outputs ref(n, true);
+        ref.attach(pj.job);
+        runMethodKernel(pj.job, LinearKernel::Scalar);
+        for (size_t offset : {size_t(0), size_t(1), size_t(3)})
+            for (const auto& [first, last] : {std::pair<size_t, size_t>{0, n}, {0, 1}, {n - 1, n}, {5, 21}, {17, 18}}) {
+                Outputs out(n, true, offset);
+                out.attach(pj.job);
+                pj.job.first = first;
+                pj.job.last = last;
+                runMethodKernel(pj.job, LinearKernel::Avx2);
+                QString why;
+                for (size_t v = 0; v < n; ++v) {
+                    const bool inside = v >= first && v < last;
+                    if (inside ? !matches(out, ref, v, &why) : !untouched(out, v))
+                        QFAIL(qPrintable(QStringLiteral("%1, offset %2, [%3, %4): vertex %5 %6")
+                                             .arg(QString::fromLatin1(methodId(m).data()))
+                                             .arg(offset).arg(first).arg(last).arg(v)
+                                             .arg(inside ? QStringLiteral("wrong: ") + why : QStringLiteral("written"))));
+                }
+            }
+    }
+}
+
+void TestSkinning::methodKernelsAreUsedByRun()
+{
+    // SkinJob::run picks the kernel methodKernel() names, and gives what runMethodKernel gives with it, bit for bit.
+    PosedJob pj(3000, 10, 4, 2);
+    for (Method m : {Method::PositionsOnly, Method::BlendInverseTranspose, Method::InverseTranspose, Method::Cofactor,
+                     Method::DualQuaternion, Method::Jacobian}) {
+        pj.job.method = m;
+        const size_t n = pj.size();
+        Outputs a(n, true), b(n, true);
+        a.attach(pj.job);
+        pj.job.run();
+        b.attach(pj.job);
+        runMethodKernel(pj.job, methodKernel(m));
+        QVERIFY(std::memcmp(a.p.data(), b.p.data(), n * sizeof(glm::vec3)) == 0);
+        QVERIFY(std::memcmp(a.n.data(), b.n.data(), n * sizeof(glm::vec3)) == 0);
+        QVERIFY(std::memcmp(a.t.data(), b.t.data(), n * sizeof(glm::vec4)) == 0);
+        QCOMPARE(methodKernel(m), linearKernelAvailable(LinearKernel::Avx2) ? LinearKernel::Avx2 : LinearKernel::Scalar);
+    }
 }
 
 void TestSkinning::linearKernelsFallBackOnNonFinitePalette()

@@ -3,6 +3,7 @@
 #include <array>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "rig/model/math.h"
@@ -277,6 +278,63 @@ bool buildCompactPalette(std::span<const JointFrame> palette, PaletteMatrix* out
     return finite;
 }
 
+bool buildMethodTables(std::span<const JointFrame> palette, Method m, MethodTables& out)
+{
+    struct Buffers {
+        std::vector<PaletteMatrix> inverseTranspose, stretch;
+        std::vector<float, std::allocator<float>> dq; // 8 per joint, 32-byte aligned by the offset below
+        std::vector<uint8_t> flags;
+    };
+    thread_local Buffers b;
+    const size_t n = palette.size();
+    if (b.flags.size() < n)
+        b.flags.resize(std::max(n, 2 * b.flags.size()));
+    bool finite = true;
+    for (size_t i = 0; i < n; ++i)
+        b.flags[i] = uint8_t((palette[i].singular ? MethodTables::Singular : 0) | (palette[i].mirrored ? MethodTables::Mirrored : 0));
+    out = MethodTables{};
+    out.jointFlags = b.flags.data();
+    auto put3x3 = [&finite](const glm::mat3& m3, PaletteMatrix& e) {
+        for (int c = 0; c < 3; ++c) {
+            e.m[4 * c + 0] = m3[c][0];
+            e.m[4 * c + 1] = m3[c][1];
+            e.m[4 * c + 2] = m3[c][2];
+            e.m[4 * c + 3] = 0.0f;
+            finite = finite && std::isfinite(m3[c][0] + m3[c][1] + m3[c][2]);
+        }
+        for (int k = 12; k < 16; ++k)
+            e.m[k] = 0.0f;
+    };
+    if (m == Method::BlendInverseTranspose) {
+        if (b.inverseTranspose.size() < n)
+            b.inverseTranspose.resize(std::max(n, 2 * b.inverseTranspose.size()));
+        for (size_t i = 0; i < n; ++i)
+            put3x3(palette[i].inverseTranspose, b.inverseTranspose[i]);
+        out.inverseTranspose = b.inverseTranspose.data();
+    }
+    if (m == Method::DualQuaternion) {
+        if (b.stretch.size() < n)
+            b.stretch.resize(std::max(n, 2 * b.stretch.size()));
+        if (b.dq.size() < 8 * n + 8)
+            b.dq.resize(std::max(8 * n + 8, 2 * b.dq.size()));
+        float* dq = b.dq.data();
+        while (reinterpret_cast<uintptr_t>(dq) % 32)
+            ++dq;
+        for (size_t i = 0; i < n; ++i) {
+            put3x3(palette[i].stretch, b.stretch[i]);
+            const glm::quat& r = palette[i].dq.real;
+            const glm::quat& d = palette[i].dq.dual;
+            const float q[8] = {r.x, r.y, r.z, r.w, d.x, d.y, d.z, d.w};
+            std::memcpy(dq + 8 * i, q, sizeof q);
+            for (float x : q)
+                finite = finite && std::isfinite(x);
+        }
+        out.stretch = b.stretch.data();
+        out.dualQuaternions = dq;
+    }
+    return finite;
+}
+
 } // namespace detail
 
 namespace {
@@ -305,7 +363,51 @@ bool runLinearSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last
     return true;
 }
 
+// Runs [first, last) of a job of any method but Linear with the AVX2 kernels; false (nothing written) when the scalar
+// path must do it.
+bool runMethodSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last)
+{
+    if (k == LinearKernel::Scalar || job.method == Method::Linear || job.method == Method::Rebuilt)
+        return false;
+    detail::PaletteMatrix* pal = detail::compactPaletteBuffer(job.palette.size());
+    detail::MethodTables tables;
+    if (!detail::buildCompactPalette(job.palette, pal) || !detail::buildMethodTables(job.palette, job.method, tables))
+        return false;
+    detail::runMethodAvx2(job, pal, tables, first, last);
+    return true;
+}
+
 } // namespace
+
+LinearKernel methodKernel(Method m)
+{
+    if (m == Method::Linear)
+        return linearKernel();
+    if (m == Method::Rebuilt)
+        return LinearKernel::Scalar;
+    return linearKernelAvailable(LinearKernel::Avx2) ? LinearKernel::Avx2 : LinearKernel::Scalar;
+}
+
+void runMethodKernel(const SkinJob& job, LinearKernel k)
+{
+    assert(linearKernelAvailable(k));
+    if (job.method == Method::Linear) {
+        runLinearKernel(job, k);
+        return;
+    }
+    const size_t last = std::min(job.last, job.positions.size());
+    if (job.first >= last)
+        return;
+    // The other methods have AVX2 kernels only (an AVX-512 machine runs those).
+    if (k != LinearKernel::Scalar && runMethodSimd(job, LinearKernel::Avx2, job.first, last))
+        return;
+    detail::PaletteMatrix* affine = detail::compactPaletteBuffer(job.palette.size());
+    detail::buildCompactPalette(job.palette, affine);
+    if (job.influencesPerVertex == 8)
+        runMethod<8>(job, affine, job.first, last);
+    else
+        runMethod<4>(job, affine, job.first, last);
+}
 
 std::string_view methodId(Method m)
 {
@@ -426,6 +528,8 @@ void SkinJob::run() const
     if (first >= end)
         return;
     if (method == Method::Linear && runLinearSimd(*this, linearKernel(), first, end))
+        return;
+    if (method != Method::Linear && runMethodSimd(*this, methodKernel(method), first, end))
         return;
     detail::PaletteMatrix* affine = detail::compactPaletteBuffer(palette.size());
     detail::buildCompactPalette(palette, affine);

@@ -33,4 +33,20 @@ bool cpuHasAvx512();
 void runLinearAvx2(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last);
 void runLinearAvx512(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last);
 
+/// What the other methods read besides the compact palette, per palette entry, in per-thread buffers.
+struct MethodTables {
+    enum : uint8_t { Singular = 1, Mirrored = 2 };
+    const PaletteMatrix* inverseTranspose = nullptr; ///< R^{-T} as c0 c1 c2 (translation 0): blend-inverse-transpose
+    const PaletteMatrix* stretch = nullptr;          ///< S as c0 c1 c2: dual-quaternion
+    const float* dualQuaternions = nullptr;          ///< real (x y z w), dual (x y z w), 32-byte aligned: dual-quaternion
+    const uint8_t* jointFlags = nullptr;             ///< Singular | Mirrored
+};
+
+/// The tables method `m` needs (the others are left null). False when an entry it reads is not finite (the kernels
+/// multiply zero-weight slots: they must not meet inf or NaN there): the scalar path runs instead.
+bool buildMethodTables(std::span<const JointFrame> palette, Method m, MethodTables& out);
+
+/// Every method but Linear and Rebuilt, K = 4 or 8, on [first, last), AVX2 + FMA.
+void runMethodAvx2(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first, size_t last);
+
 } // namespace rig::detail
