@@ -434,12 +434,12 @@ int runBench(int argc, char** argv)
                 }));
             };
             const double r1 = rebuildRate(1);
-            row("rebuilt (reference rebuild)", {r1, rebuildRate(cores)});
+            row("rebuilt (reference rebuild, scalar)", {r1, rebuildRate(cores)});
             continue;
         }
         job.method = m;
         const std::string name(rig::methodId(m));
-        row(m == rig::Method::Linear ? name + " (" + std::string(rig::linearKernelName(kernel)) + ")" : name,
+        row(name + " (" + std::string(rig::linearKernelName(rig::methodKernel(m))) + ")",
             skinRates([](const rig::SkinJob& part) { part.run(); }));
     }
     // The other linear kernels this CPU has, for comparison.
@@ -451,6 +451,29 @@ int runBench(int argc, char** argv)
             row("linear (" + std::string(rig::linearKernelName(k)) + ")",
                 skinRates([k](const rig::SkinJob& part) { rig::runLinearKernel(part, k); }));
         }
+    }
+    // The other methods' scalar path, for comparison.
+    for (rig::Method m : methodList.value()) {
+        if (m == rig::Method::Linear || m == rig::Method::Rebuilt || rig::methodKernel(m) == rig::LinearKernel::Scalar)
+            continue;
+        job.method = m;
+        row(std::string(rig::methodId(m)) + " (scalar)",
+            skinRates([](const rig::SkinJob& part) { rig::runMethodKernel(part, rig::LinearKernel::Scalar); }));
+    }
+    // The whole evaluation the panels wait for: every method, both references (linear-blend and dual-quaternion
+    // positions), the carried reference, the errors and the statistics.
+    {
+        rig::Evaluation eval;
+        auto evalMs = [&](unsigned threads) {
+            rig::DeformSettings ds;
+            ds.threads = threads;
+            return 1e3 * bestTime(secs, [&] { rig::evaluate(rigData, rt, resolved.value(), rig::allMethods(), ds, eval); });
+        };
+        const double e1 = evalMs(1);
+        const double en = evalMs(cores);
+        std::printf("\nevaluate (all %d methods, references, errors, statistics) of %zu vertices: %.2f ms on 1 thread, "
+                    "%.2f ms on %u threads\n",
+                    rig::kMethodCount, nv, e1, en, cores);
     }
     std::printf("\nload average after: %s\n", loadAverage().c_str());
     return 0;

@@ -1,6 +1,8 @@
 // The rebuilt reference and the error metrics, on hand-built meshes with exact answers.
 #include "testutil.h"
 
+#include <random>
+
 #include "rig/analysis/metrics.h"
 #include "rig/analysis/reference.h"
 
@@ -38,6 +40,8 @@ private slots:
     void uvSeamWeldedHardEdgeKept();
     void angleAccuracyNearZero();
     void statsNearestRankAndHistogram();
+    void angularErrorsMatchDoublePrecision();
+    void p95IsTheNearestRankOfLargeSets();
 };
 
 void TestReference::quadNormalAndTangent()
@@ -148,6 +152,77 @@ void TestReference::statsNearestRankAndHistogram()
     const ErrorStats none = errorStats(std::vector<float>{kUndefinedError});
     QCOMPARE(none.defined, size_t(0));
     QCOMPARE(none.max, 0.0);
+}
+
+void TestReference::angularErrorsMatchDoublePrecision()
+{
+    // The vectorised float angles against the double-precision angleDeg: random pairs at every lane of the 8-wide
+    // loop and its tail (n = 1003), vec3 / vec4 strides, tiny and large angles, opposite vectors, undefined inputs.
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    const size_t n = 1003;
+    std::vector<glm::vec3> a(n), b(n);
+    std::vector<glm::vec4> a4(n), b4(n);
+    for (size_t i = 0; i < n; ++i) {
+        a[i] = glm::normalize(glm::vec3(u(rng), u(rng), u(rng)));
+        switch (i % 5) {
+        case 0: b[i] = glm::normalize(glm::vec3(u(rng), u(rng), u(rng))); break;
+        case 1: b[i] = glm::normalize(a[i] + 1e-4f * glm::vec3(u(rng), u(rng), u(rng))); break; // tiny angle
+        case 2: b[i] = -a[i]; break;
+        case 3: b[i] = glm::normalize(-a[i] + 1e-3f * glm::vec3(u(rng), u(rng), u(rng))); break; // near 180
+        default: b[i] = a[i]; break;
+        }
+        a4[i] = glm::vec4(a[i], 1.0f);
+        b4[i] = glm::vec4(b[i], -1.0f);
+    }
+    a[17] = glm::vec3(0.0f);                                        // undefined
+    b[18] = glm::vec3(std::numeric_limits<float>::quiet_NaN());     // undefined
+    a[n - 1] = glm::vec3(std::numeric_limits<float>::infinity(), 0, 0); // undefined, in the tail
+    a4[17] = glm::vec4(0.0f);
+    std::vector<float> e3(n), e4(n), e43(n);
+    angularErrors(a, b, e3);
+    angularErrors(a4, b4, e4);
+    angularErrors(a4, b, e43);
+    for (size_t i = 0; i < n; ++i) {
+        const bool undefined = !isDefined(a[i]) || !isDefined(b[i]);
+        if (undefined) {
+            QCOMPARE(e3[i], kUndefinedError);
+            continue;
+        }
+        const double exact = angleDeg(a[i], b[i]);
+        QVERIFY2(std::fabs(e3[i] - exact) <= 2e-5 + 1e-6 * exact, qPrintable(QStringLiteral("%1: %2 vs %3").arg(i).arg(e3[i]).arg(exact)));
+        if (i != 17) {
+            QCOMPARE(e4[i], e3[i]);  // same vectors through the vec4 stride: the same bits
+            QCOMPARE(e43[i], e3[i]);
+        }
+        if (a[i] == b[i])
+            QCOMPARE(e3[i], 0.0f); // exactly 0, not rounding noise
+    }
+    QCOMPARE(e4[17], kUndefinedError);
+}
+
+void TestReference::p95IsTheNearestRankOfLargeSets()
+{
+    // The bucketed selection against a full sort, on sets with ties, a long tail and undefined entries.
+    std::mt19937 rng(9);
+    for (size_t n : {size_t(1), size_t(2), size_t(19), size_t(1000), size_t(100003)}) {
+        std::exponential_distribution<float> ex(0.3f);
+        std::vector<float> e(n);
+        for (size_t i = 0; i < n; ++i)
+            e[i] = i % 11 == 0 ? kUndefinedError : i % 7 == 0 ? 2.5f : ex(rng);
+        std::vector<float> sorted;
+        for (float x : e)
+            if (x >= 0.0f)
+                sorted.push_back(x);
+        std::sort(sorted.begin(), sorted.end());
+        const ErrorStats s = errorStats(e);
+        QCOMPARE(s.defined, sorted.size());
+        if (sorted.empty())
+            continue;
+        const size_t rank = size_t(std::ceil(0.95 * double(sorted.size())));
+        QCOMPARE(float(s.p95), sorted[std::max<size_t>(rank, 1) - 1]);
+        QCOMPARE(float(s.max), sorted.back());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestReference)

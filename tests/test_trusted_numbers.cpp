@@ -404,7 +404,9 @@ void TestTrustedNumbers::bindBaseReproducesAuthoredPositionsOfARealFile()
             QVERIFY2(e.stats[size_t(m)].skinningNormal.max <= 1e-4,
                      qPrintable(QStringLiteral("%1 %2: %3").arg(file).arg(QString::fromLatin1(methodId(m).data()))
                                     .arg(e.stats[size_t(m)].skinningNormal.max)));
-        QCOMPARE(e.stats[size_t(Method::Cofactor)].skinningNormal.max, 0.0);
+        // The cofactor of the exact identities is exact; what is left is the kernels' float rounding (rsqrt + Newton).
+        QVERIFY2(e.stats[size_t(Method::Cofactor)].skinningNormal.max <= 1e-5,
+                 qPrintable(QString::number(e.stats[size_t(Method::Cofactor)].skinningNormal.max)));
         // The rest pose differs from the bind pose for at least one of these files' joints: the two are not the same.
         const Evaluation rest = evaluateAt(rig, rt, Pose{});
         bool restDiffers = false;

@@ -1,5 +1,6 @@
 #include "rig/analysis/carried.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
@@ -34,11 +35,6 @@ glm::mat3 minimalRotation(const glm::vec3& a, const glm::vec3& b)
     return glm::mat3(1.0f) + s * K + (1.0f - c) * (K * K);
 }
 
-float angleOrUndefined(const glm::vec3& a, const glm::vec3& b)
-{
-    return isDefined(a) && isDefined(b) ? float(angleDeg(a, b)) : kUndefinedError;
-}
-
 } // namespace
 
 bool carryRotation(const glm::vec3& bindNormal, const glm::vec3& bindTangent, const glm::vec3& posedNormal,
@@ -61,27 +57,26 @@ bool carryRotation(const glm::vec3& bindNormal, const glm::vec3& bindTangent, co
     return true;
 }
 
-void CarriedErrorJob::run(size_t first, size_t last) const
+void CarryJob::run(size_t first, size_t last) const
 {
     const size_t n = authoredNormals.size();
-    assert(bindNormals.size() == n && posedNormals.size() == n && methodNormals.size() == n);
-    assert(outNormalErrorDeg.size() == n && outTangentErrorDeg.size() == n);
-    const bool tangents = !authoredTangents.empty() && !bindTangents.empty() && !posedTangents.empty() &&
-                          !methodTangents.empty();
+    assert(bindNormals.size() == n && posedNormals.size() == n && outNormals.size() == n);
+    const bool tangents = !outTangents.empty();
+    assert(!tangents || (authoredTangents.size() == n && bindTangents.size() == n && posedTangents.size() == n));
     last = std::min(last, n);
     for (size_t v = first; v < last; ++v) {
         const glm::vec3 bt = bindTangents.empty() ? glm::vec3(0.0f) : glm::vec3(bindTangents[v]);
         const glm::vec3 pt = posedTangents.empty() ? glm::vec3(0.0f) : glm::vec3(posedTangents[v]);
         glm::mat3 r;
         if (!carryRotation(bindNormals[v], bt, posedNormals[v], pt, r)) {
-            outNormalErrorDeg[v] = kUndefinedError;
-            outTangentErrorDeg[v] = kUndefinedError;
+            outNormals[v] = glm::vec3(0.0f);
+            if (tangents)
+                outTangents[v] = glm::vec3(0.0f);
             continue;
         }
-        outNormalErrorDeg[v] = angleOrUndefined(methodNormals[v], r * safeNormalize(authoredNormals[v]));
-        outTangentErrorDeg[v] =
-            tangents ? angleOrUndefined(glm::vec3(methodTangents[v]), r * safeNormalize(glm::vec3(authoredTangents[v])))
-                     : kUndefinedError;
+        outNormals[v] = r * safeNormalize(authoredNormals[v]);
+        if (tangents)
+            outTangents[v] = r * safeNormalize(glm::vec3(authoredTangents[v]));
     }
 }
 

@@ -22,18 +22,19 @@ namespace rig {
 bool carryRotation(const glm::vec3& bindNormal, const glm::vec3& bindTangent, const glm::vec3& posedNormal,
                    const glm::vec3& posedTangent, glm::mat3& out);
 
-/// The inputs of skinningErrors, all spans of one mesh's vertex count (tangent spans empty when it has no tangents).
-struct CarriedErrorJob {
+/// The carried reference of one surface: per vertex R · safeNormalize(authored), the zero vector where R is undefined
+/// (either rebuilt normal undefined). The skinning error of a method is then its angle to these (angularErrors), so
+/// that the rotations are built once per surface, not once per method. All spans of one mesh's vertex count; the
+/// tangent spans are empty when the mesh has none (outTangents then stays empty).
+struct CarryJob {
     std::span<const glm::vec3> authoredNormals; ///< the file's bind-space normals (before morphing)
     std::span<const glm::vec4> authoredTangents;
     std::span<const glm::vec3> bindNormals;     ///< the reference rebuilt at the bind pose
     std::span<const glm::vec4> bindTangents;
-    std::span<const glm::vec3> posedNormals;    ///< the reference rebuilt at the current pose (this method's positions)
+    std::span<const glm::vec3> posedNormals;    ///< the reference rebuilt at the current pose (these positions)
     std::span<const glm::vec4> posedTangents;
-    std::span<const glm::vec3> methodNormals;
-    std::span<const glm::vec4> methodTangents;
-    std::span<float> outNormalErrorDeg;         ///< kUndefinedError where undefined
-    std::span<float> outTangentErrorDeg;        ///< kUndefinedError where undefined (all of them without tangents)
+    std::span<glm::vec3> outNormals;
+    std::span<glm::vec3> outTangents;           ///< empty: no tangents carried
 
     void run(size_t first, size_t last) const;
 };

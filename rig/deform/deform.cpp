@@ -178,7 +178,32 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         rebuildReference(rig, runtime, out.referenceScratch,
                          [&](size_t m) -> Surface& { return out.meshes[m].dualQuaternion; });
 
-    // 3. Per mesh and method: the frames of the methods that share the linear positions, and every error.
+    // 3. The references carried from the bind pose, once per surface (the rotations do not depend on the method).
+    for (size_t m = 0; m < rig.meshes.size(); ++m) {
+        const Mesh& mesh = rig.meshes[m];
+        MeshEvaluation& me = out.meshes[m];
+        for (Surface* surface : {&me.linear, wantDq ? &me.dualQuaternion : nullptr}) {
+            if (!surface)
+                continue;
+            const size_t n = mesh.vertexCount();
+            const bool carryTangents = mesh.hasTangents() && runtime.bind[m].tangents.size() == n &&
+                                       surface->referenceTangents.size() == n;
+            resize(surface->carriedNormals, n);
+            resize(surface->carriedTangents, carryTangents ? n : 0);
+            CarryJob carry;
+            carry.authoredNormals = mesh.normals;
+            carry.authoredTangents = mesh.tangents;
+            carry.bindNormals = runtime.bind[m].normals;
+            carry.bindTangents = runtime.bind[m].tangents;
+            carry.posedNormals = surface->referenceNormals;
+            carry.posedTangents = surface->referenceTangents;
+            carry.outNormals = surface->carriedNormals;
+            carry.outTangents = surface->carriedTangents;
+            parallelFor(n, kGrain, settings.threads, [&carry](size_t b, size_t e) { carry.run(b, e); });
+        }
+    }
+
+    // 4. Per mesh and method: the frames of the methods that share the linear positions, and every error.
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         const Mesh& mesh = rig.meshes[m];
         MeshEvaluation& me = out.meshes[m];
@@ -197,27 +222,25 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
             }
             resize(frames.normalErrorDeg, n);
             resize(frames.tangentErrorDeg, n);
-            angularErrors(frames.normals, surface.referenceNormals, frames.normalErrorDeg);
-            if (tangents)
-                angularErrors(frames.tangents, surface.referenceTangents, frames.tangentErrorDeg);
-            else
-                std::fill(frames.tangentErrorDeg.begin(), frames.tangentErrorDeg.end(), kUndefinedError);
-
-            // Against the reference carried from the bind pose.
             resize(frames.skinningNormalErrorDeg, n);
             resize(frames.skinningTangentErrorDeg, n);
-            CarriedErrorJob carried;
-            carried.authoredNormals = mesh.normals;
-            carried.authoredTangents = mesh.tangents;
-            carried.bindNormals = runtime.bind[m].normals;
-            carried.bindTangents = runtime.bind[m].tangents;
-            carried.posedNormals = surface.referenceNormals;
-            carried.posedTangents = surface.referenceTangents;
-            carried.methodNormals = frames.normals;
-            carried.methodTangents = frames.tangents;
-            carried.outNormalErrorDeg = frames.skinningNormalErrorDeg;
-            carried.outTangentErrorDeg = frames.skinningTangentErrorDeg;
-            parallelFor(n, kGrain, settings.threads, [&carried](size_t b, size_t e) { carried.run(b, e); });
+            // Against the reference rebuilt now, and against the one carried from the bind pose (step 3).
+            const bool carriedTangents = tangents && surface.carriedTangents.size() == n;
+            parallelFor(n, kGrain, settings.threads, [&](size_t b, size_t e) {
+                auto part = [b, e](auto& v) { return std::span(v).subspan(b, e - b); };
+                angularErrors(part(frames.normals), part(surface.referenceNormals), part(frames.normalErrorDeg));
+                angularErrors(part(frames.normals), part(surface.carriedNormals), part(frames.skinningNormalErrorDeg));
+                if (tangents)
+                    angularErrors(part(frames.tangents), part(surface.referenceTangents), part(frames.tangentErrorDeg));
+                else
+                    std::fill(frames.tangentErrorDeg.begin() + ptrdiff_t(b), frames.tangentErrorDeg.begin() + ptrdiff_t(e),
+                              kUndefinedError);
+                if (carriedTangents)
+                    angularErrors(part(frames.tangents), part(surface.carriedTangents), part(frames.skinningTangentErrorDeg));
+                else
+                    std::fill(frames.skinningTangentErrorDeg.begin() + ptrdiff_t(b),
+                              frames.skinningTangentErrorDeg.begin() + ptrdiff_t(e), kUndefinedError);
+            });
         }
     }
 
@@ -226,38 +249,46 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
 
 void computeStatistics(Evaluation& out)
 {
-    // Per method, over all meshes.
+    // Per method, over all meshes; the methods in parallel (each task its own scratch).
     out.stats = {};
-    std::vector<float>& all = out.statsScratch;
-    for (Method method : out.methods) {
-        MethodStats& st = out.stats[size_t(method)];
-        using Field = std::vector<float> MethodFrames::*;
-        const std::pair<Field, ErrorStats MethodStats::*> fields[] = {
-            {&MethodFrames::normalErrorDeg, &MethodStats::normal},
-            {&MethodFrames::tangentErrorDeg, &MethodStats::tangent},
-            {&MethodFrames::skinningNormalErrorDeg, &MethodStats::skinningNormal},
-            {&MethodFrames::skinningTangentErrorDeg, &MethodStats::skinningTangent}};
-        for (const auto& [field, stat] : fields) {
-            all.clear();
+    const std::vector<Method>& methods = out.methods;
+    parallelFor(methods.size(), 1, 0, [&out, &methods](size_t first, size_t last) {
+        thread_local std::vector<float> all, scratch;
+        for (size_t mi = first; mi < last; ++mi) {
+            const Method method = methods[mi];
+            MethodStats& st = out.stats[size_t(method)];
+            using Field = std::vector<float> MethodFrames::*;
+            const std::pair<Field, ErrorStats MethodStats::*> fields[] = {
+                {&MethodFrames::normalErrorDeg, &MethodStats::normal},
+                {&MethodFrames::tangentErrorDeg, &MethodStats::tangent},
+                {&MethodFrames::skinningNormalErrorDeg, &MethodStats::skinningNormal},
+                {&MethodFrames::skinningTangentErrorDeg, &MethodStats::skinningTangent}};
+            for (const auto& [field, stat] : fields) {
+                if (out.meshes.size() == 1) { // one mesh: its array as it is
+                    st.*stat = errorStats(out.meshes[0].methods[size_t(method)].*field, scratch);
+                    continue;
+                }
+                all.clear();
+                for (const MeshEvaluation& me : out.meshes) {
+                    const std::vector<float>& e = me.methods[size_t(method)].*field;
+                    all.insert(all.end(), e.begin(), e.end());
+                }
+                st.*stat = errorStats(all, scratch);
+            }
             for (const MeshEvaluation& me : out.meshes) {
-                const std::vector<float>& e = me.methods[size_t(method)].*field;
-                all.insert(all.end(), e.begin(), e.end());
+                const MethodFrames& f = me.methods[size_t(method)];
+                for (uint8_t flag : f.flags) {
+                    st.dqFallbackVertices += (flag & SkinFlagDqFallback) ? 1 : 0;
+                    st.singularVertices += (flag & SkinFlagSingular) ? 1 : 0;
+                }
+                const std::vector<glm::vec4>& reference = me.surfaceOf(method).referenceTangents;
+                for (size_t v = 0; v < f.tangents.size() && v < reference.size(); ++v)
+                    if (isDefined(glm::vec3(f.tangents[v])) && isDefined(glm::vec3(reference[v])) &&
+                        (f.tangents[v].w < 0.0f) != (reference[v].w < 0.0f))
+                        ++st.handednessMismatches;
             }
-            st.*stat = errorStats(all, out.statsSorted);
         }
-        for (const MeshEvaluation& me : out.meshes) {
-            const MethodFrames& f = me.methods[size_t(method)];
-            for (uint8_t flag : f.flags) {
-                st.dqFallbackVertices += (flag & SkinFlagDqFallback) ? 1 : 0;
-                st.singularVertices += (flag & SkinFlagSingular) ? 1 : 0;
-            }
-            const std::vector<glm::vec4>& reference = me.surfaceOf(method).referenceTangents;
-            for (size_t v = 0; v < f.tangents.size() && v < reference.size(); ++v)
-                if (isDefined(glm::vec3(f.tangents[v])) && isDefined(glm::vec3(reference[v])) &&
-                    (f.tangents[v].w < 0.0f) != (reference[v].w < 0.0f))
-                    ++st.handednessMismatches;
-        }
-    }
+    });
 }
 
 } // namespace rig

@@ -48,6 +48,9 @@ struct Surface {
     std::vector<glm::vec3> positions;
     std::vector<glm::vec3> referenceNormals;
     std::vector<glm::vec4> referenceTangents; ///< empty when the mesh has no tangents
+    /// The reference carried from the bind pose (carried.h): R · authored, zero where undefined.
+    std::vector<glm::vec3> carriedNormals;
+    std::vector<glm::vec3> carriedTangents;   ///< empty when the mesh has no tangents
 };
 
 /// One method's directions and their error against the reference of its own positions.
