@@ -215,15 +215,15 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
                 continue;
             }
             // The pivot is the largest weight: slot 0 of the sorted stream. Antipodal quaternions are flipped to its
-            // hemisphere; zero weights skipped as in the scalar path (a flip of a zero weight is still zero).
+            // hemisphere (the sign applied without a branch); a zero weight adds 0 whatever its joint.
             const __m128 pivot = _mm_load_ps(dq + 8 * j[0]);
             __m256 rd = _mm256_setzero_ps(); // real | dual
+            const __m128 signBit = _mm_set_ss(-0.0f);
             for (int i = 0; i < K; ++i) {
-                if (w[i] == 0.0f)
-                    continue;
                 const __m256 q = _mm256_load_ps(dq + 8 * j[i]);
-                const float d = _mm_cvtss_f32(_mm_dp_ps(_mm256_castps256_ps128(q), pivot, 0xF1));
-                rd = _mm256_fmadd_ps(_mm256_set1_ps(d < 0.0f ? -w[i] : w[i]), q, rd);
+                const __m128 d = _mm_dp_ps(_mm256_castps256_ps128(q), pivot, 0xF1);
+                const __m128 sw = _mm_xor_ps(_mm_load_ss(w + i), _mm_and_ps(_mm_cmp_ss(d, _mm_setzero_ps(), _CMP_LT_OQ), signBit));
+                rd = _mm256_fmadd_ps(_mm256_broadcastss_ps(sw), q, rd);
             }
             const Affine34 s = blend<K>(tables.stretch, j, w);
             __m128 real = _mm256_castps256_ps128(rd), dual = _mm256_extractf128_ps(rd, 1);
