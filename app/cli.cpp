@@ -439,6 +439,16 @@ int runBench(int argc, char** argv)
         }
         job.method = m;
         const std::string name(rig::methodId(m));
+        if (m == rig::Method::PositionsOnly) {
+            // Positions alone (the rest normals and tangents are the inputs): what ozz's positions-only job does.
+            rig::SkinJob positions = job;
+            positions.outNormals = {};
+            positions.outTangents = {};
+            std::swap(job, positions);
+            row(name + " (" + std::string(rig::linearKernelName(rig::methodKernel(m))) + ", positions alone)",
+                skinRates([](const rig::SkinJob& part) { part.run(); }));
+            std::swap(job, positions);
+        }
         row(name + " (" + std::string(rig::linearKernelName(rig::methodKernel(m))) + ")",
             skinRates([](const rig::SkinJob& part) { part.run(); }));
     }

@@ -293,6 +293,7 @@ private slots:
     void methodKernelsMatchScalar();
     void methodKernelsWriteOnlyTheirRange();
     void methodKernelsAreUsedByRun();
+    void optionalOutputsAreLeftOutAndTheRestIsTheSame();
     void linearKernelsFallBackOnNonFinitePalette();
     void parallelForCoversEveryIndexOnce();
     void parallelRebuildIsBitExact();
@@ -876,6 +877,56 @@ void TestSkinning::methodKernelsAreUsedByRun()
         QVERIFY(std::memcmp(a.t.data(), b.t.data(), n * sizeof(glm::vec4)) == 0);
         QCOMPARE(methodKernel(m), linearKernelAvailable(LinearKernel::Avx2) ? LinearKernel::Avx2 : LinearKernel::Scalar);
     }
+}
+
+void TestSkinning::optionalOutputsAreLeftOutAndTheRestIsTheSame()
+{
+    // Positions-only without normal/tangent outputs writes the same positions; the other methods without positions
+    // write the same frames and flags; validate() refuses what must be there. Every kernel, the scalar one too.
+    PosedJob pj(1500, 12, 4, 4);
+    const size_t n = pj.size();
+    std::vector<LinearKernel> kernels = {LinearKernel::Scalar};
+    if (linearKernelAvailable(LinearKernel::Avx2))
+        kernels.push_back(LinearKernel::Avx2);
+    for (LinearKernel k : kernels) {
+        pj.job.method = Method::PositionsOnly;
+        Outputs full(n, true), alone(n, true);
+        full.attach(pj.job);
+        runMethodKernel(pj.job, k);
+        alone.attach(pj.job);
+        pj.job.outNormals = {};
+        pj.job.outTangents = {};
+        QVERIFY(pj.job.validate());
+        runMethodKernel(pj.job, k);
+        QVERIFY(std::memcmp(full.p.data(), alone.p.data(), n * sizeof(glm::vec3)) == 0);
+        QCOMPARE(alone.n[0], glm::vec3(Outputs::kSentinel)); // not written
+        for (Method m : {Method::BlendInverseTranspose, Method::InverseTranspose, Method::Cofactor, Method::Jacobian}) {
+            pj.job.method = m;
+            Outputs all(n, true), frames(n, true);
+            all.attach(pj.job);
+            runMethodKernel(pj.job, k);
+            frames.attach(pj.job);
+            pj.job.outPositions = {};
+            QVERIFY(pj.job.validate());
+            runMethodKernel(pj.job, k);
+            QVERIFY(std::memcmp(all.n.data(), frames.n.data(), n * sizeof(glm::vec3)) == 0);
+            QVERIFY(std::memcmp(all.t.data(), frames.t.data(), n * sizeof(glm::vec4)) == 0);
+            QVERIFY(all.f == frames.f);
+            QCOMPARE(frames.p[n - 1], glm::vec3(Outputs::kSentinel));
+        }
+    }
+    // Linear and dual quaternion own their positions; only positions-only may drop its frames.
+    Outputs o(n, true);
+    o.attach(pj.job);
+    for (Method m : {Method::Linear, Method::DualQuaternion}) {
+        pj.job.method = m;
+        pj.job.outPositions = {};
+        QVERIFY(!pj.job.validate());
+        o.attach(pj.job);
+    }
+    pj.job.method = Method::Cofactor;
+    pj.job.outNormals = {};
+    QVERIFY(!pj.job.validate());
 }
 
 void TestSkinning::linearKernelsFallBackOnNonFinitePalette()

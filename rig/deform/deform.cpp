@@ -86,12 +86,14 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
     const bool wantDq = out.has(Method::DualQuaternion);
 
     // Each mesh's skinning context: its palette (and frames), its morphed bind-space attributes.
-    auto skinJob = [&](size_t m, Method method, Surface& surface, MethodFrames& frames) {
+    // Without `surface`: the frames only (the positions equal the linear ones, already there).
+    auto skinJob = [&](size_t m, Method method, Surface* surface, MethodFrames& frames) {
         const Mesh& mesh = rig.meshes[m];
         const MeshRuntime& rt = runtime.meshes[m];
         MeshEvaluation& me = out.meshes[m];
         const size_t n = mesh.vertexCount();
-        resize(surface.positions, n);
+        if (surface)
+            resize(surface->positions, n);
         resize(frames.normals, n);
         resize(frames.tangents, mesh.hasTangents() ? n : 0);
         resize(frames.flags, n);
@@ -105,7 +107,8 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         job.positions = me.morphedPositions;
         job.normals = me.morphedNormals;
         job.tangents = me.morphedTangents;
-        job.outPositions = surface.positions;
+        if (surface)
+            job.outPositions = surface->positions;
         job.outNormals = frames.normals;
         job.outTangents = frames.tangents;
         job.outFlags = frames.flags;
@@ -167,9 +170,9 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         morph.run();
 
         // Linear-blend positions (and linear frames) always: they carry the reference of every method but DQ.
-        skinJob(m, Method::Linear, me.linear, me.methods[size_t(Method::Linear)]);
+        skinJob(m, Method::Linear, &me.linear, me.methods[size_t(Method::Linear)]);
         if (wantDq)
-            skinJob(m, Method::DualQuaternion, me.dualQuaternion, me.methods[size_t(Method::DualQuaternion)]);
+            skinJob(m, Method::DualQuaternion, &me.dualQuaternion, me.methods[size_t(Method::DualQuaternion)]);
     }
 
     // 2. The references, over all meshes at once (smoothing groups cross mesh boundaries).
@@ -217,8 +220,8 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
                 frames.tangents = surface.referenceTangents;
                 frames.flags.assign(n, SkinFlagNone);
             } else if (method != Method::Linear && method != Method::DualQuaternion) {
-                // Positions equal the linear ones: skin into a scratch surface, keep only the frames.
-                skinJob(m, method, me.scratch, frames);
+                // Positions equal the linear ones: the frames only.
+                skinJob(m, method, nullptr, frames);
             }
             resize(frames.normalErrorDeg, n);
             resize(frames.tangentErrorDeg, n);

@@ -77,7 +77,6 @@ struct MeshEvaluation {
 
     const Surface& surfaceOf(Method m) const { return m == Method::DualQuaternion ? dualQuaternion : linear; }
 
-    Surface scratch; ///< positions of methods whose positions equal the linear ones (not kept)
 };
 
 struct MethodStats {

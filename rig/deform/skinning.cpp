@@ -91,11 +91,11 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
     const glm::vec3* inP = job.positions.data();
     const glm::vec3* inN = job.normals.data();
     const glm::vec4* inT = job.tangents.data();
-    glm::vec3* outP = job.outPositions.data();
-    glm::vec3* outN = job.outNormals.data();
+    glm::vec3* outP = job.outPositions.empty() ? nullptr : job.outPositions.data();
+    glm::vec3* outN = job.outNormals.empty() ? nullptr : job.outNormals.data();
     glm::vec4* outT = job.outTangents.data();
     uint8_t* flags = job.outFlags.empty() ? nullptr : job.outFlags.data();
-    const bool tangents = !job.tangents.empty();
+    const bool tangents = !job.tangents.empty() && !job.outTangents.empty();
 
     auto writeTangent = [&](size_t v, const glm::vec3& t) {
         if (tangents)
@@ -109,8 +109,10 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
     switch (job.method) {
     case Method::PositionsOnly:
         loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
-            outP[v] = blend<K>(affine, j, w).point(inP[v]);
-            outN[v] = safeNormalize(inN[v]);
+            if (outP)
+                outP[v] = blend<K>(affine, j, w).point(inP[v]);
+            if (outN) // positions only: the rest normals and tangents may be left unwritten
+                outN[v] = safeNormalize(inN[v]);
             writeTangent(v, glm::vec3(inT ? inT[v] : glm::vec4(0.0f)));
             setFlag(v, SkinFlagNone);
         });
@@ -118,7 +120,8 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
     case Method::Linear:
         loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
             const Affine a = blend<K>(affine, j, w);
-            outP[v] = a.point(inP[v]);
+            if (outP)
+                outP[v] = a.point(inP[v]);
             const glm::mat3 a3 = a.linear();
             outN[v] = safeNormalize(a3 * inN[v]);
             if (tangents)
@@ -129,7 +132,8 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
     case Method::BlendInverseTranspose:
         loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
             const Affine a = blend<K>(affine, j, w);
-            outP[v] = a.point(inP[v]);
+            if (outP)
+                outP[v] = a.point(inP[v]);
             glm::mat3 nm(0.0f);
             bool singular = false;
             for (size_t i = 0; i < K; ++i)
@@ -148,7 +152,8 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
         const bool inverse = job.method == Method::InverseTranspose;
         loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
             const Affine a = blend<K>(affine, j, w);
-            outP[v] = a.point(inP[v]);
+            if (outP)
+                outP[v] = a.point(inP[v]);
             const glm::mat3 a3 = a.linear();
             const glm::vec3 cn = cofactor(a3) * inN[v];
             uint8_t f = SkinFlagNone;
@@ -178,7 +183,8 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
                     fallback = true;
             if (fallback) {
                 const Affine a = blend<K>(affine, j, w);
-                outP[v] = a.point(inP[v]);
+                if (outP)
+                    outP[v] = a.point(inP[v]);
                 const glm::mat3 a3 = a.linear();
                 outN[v] = safeNormalize(a3 * inN[v]);
                 if (tangents)
@@ -201,7 +207,8 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
             }
             const float len = glm::length(real);
             if (!(len > 1e-12f) || !std::isfinite(len)) {
-                outP[v] = glm::vec3(0.0f);
+                if (outP)
+                    outP[v] = glm::vec3(0.0f);
                 outN[v] = glm::vec3(0.0f);
                 if (tangents)
                     outT[v] = glm::vec4(0.0f);
@@ -212,7 +219,8 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
             dual = dual * (1.0f / len);
             const glm::quat tq = dual * glm::conjugate(real);
             const glm::vec3 translation = 2.0f * glm::vec3(tq.x, tq.y, tq.z);
-            outP[v] = rotate(real, s * inP[v]) + translation;
+            if (outP)
+                outP[v] = rotate(real, s * inP[v]) + translation;
             outN[v] = safeNormalize(rotate(real, cofactor(s) * inN[v]));
             if (tangents)
                 writeTangent(v, rotate(real, s * glm::vec3(inT[v])));
@@ -226,7 +234,8 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
         loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
             const Affine a = blend<K>(affine, j, w);
             const glm::vec3 p = inP[v];
-            outP[v] = a.point(p);
+            if (outP)
+                outP[v] = a.point(p);
             glm::mat3 jac = a.linear();
             for (uint32_t g = off[v]; g < off[v + 1]; ++g) {
                 const glm::vec3 mp = transformPoint(affine[gj[g]], p);
@@ -440,9 +449,19 @@ bool SkinJob::validate() const
     const size_t k = size_t(influencesPerVertex);
     if (palette.empty() || normals.size() != n || joints.size() != n * k || weights.size() != n * k)
         return false;
-    if (outPositions.size() != n || outNormals.size() != n)
+    // Positions may be left out except for the methods whose positions are their own (linear, dual quaternion); the
+    // normals and tangents only for positions-only (they are the rest ones).
+    const bool positionsOptional = method != Method::Linear && method != Method::DualQuaternion;
+    const bool framesOptional = method == Method::PositionsOnly;
+    if (!(outPositions.size() == n || (positionsOptional && outPositions.empty())))
         return false;
-    if (tangents.size() != outTangents.size() || (!tangents.empty() && tangents.size() != n))
+    if (!(outNormals.size() == n || (framesOptional && outNormals.empty())))
+        return false;
+    if (!tangents.empty() && tangents.size() != n)
+        return false;
+    if (!(outTangents.size() == tangents.size() || (framesOptional && outTangents.empty())))
+        return false;
+    if (outPositions.empty() && outNormals.empty())
         return false;
     if (!outFlags.empty() && outFlags.size() != n)
         return false;

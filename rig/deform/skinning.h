@@ -62,9 +62,9 @@ struct SkinJob {
     std::span<const glm::vec3> normals;
     std::span<const glm::vec4> tangents;  ///< may be empty (no tangents)
 
-    std::span<glm::vec3> outPositions;
-    std::span<glm::vec3> outNormals;
-    std::span<glm::vec4> outTangents;     ///< empty when tangents is empty
+    std::span<glm::vec3> outPositions;    ///< may be empty (not written) for every method but linear and dual quaternion
+    std::span<glm::vec3> outNormals;      ///< may be empty for positions-only (the rest normals are the inputs)
+    std::span<glm::vec4> outTangents;     ///< empty when tangents is empty; may be empty for positions-only
     std::span<uint8_t> outFlags;          ///< optional: SkinFlag per vertex
 
     size_t first = 0;

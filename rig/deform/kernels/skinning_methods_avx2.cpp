@@ -110,8 +110,10 @@ struct Writer {
     }
     RS_INLINE void write(size_t v, __m128 pos, __m128 nrm, __m128 tan, uint8_t f) const
     {
-        store3(p, v, pos);
-        store3(n, v, nrm);
+        if (p)
+            store3(p, v, pos);
+        if (n)
+            store3(n, v, nrm);
         if (t)
             _mm_storeu_ps(t + 4 * v, _mm_blend_ps(tan, _mm_broadcast_ss(inT + 4 * v + 3), 0x8)); // w copied
         if (flags)
@@ -126,19 +128,27 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
     const float* weights = job.weights.data();
     const float* inP = &job.positions.data()->x;
     const float* inN = &job.normals.data()->x;
-    const bool tangents = !job.tangents.empty();
+    const bool tangents = !job.tangents.empty() && !job.outTangents.empty();
     const float* inT = tangents ? &job.tangents.data()->x : nullptr;
-    const Writer out{&job.outPositions.data()->x, &job.outNormals.data()->x, tangents ? &job.outTangents.data()->x : nullptr,
+    const Writer out{job.outPositions.empty() ? nullptr : &job.outPositions.data()->x,
+                     job.outNormals.empty() ? nullptr : &job.outNormals.data()->x, tangents ? &job.outTangents.data()->x : nullptr,
                      job.outFlags.empty() ? nullptr : job.outFlags.data(), last, inT};
     const __m128 zero = _mm_setzero_ps();
     auto tangentIn = [&](size_t v) { return tangents ? _mm_and_ps(_mm_loadu_ps(inT + 4 * v), _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0))) : zero; };
 
     switch (job.method) {
     case Method::PositionsOnly:
+        if (!out.n && !out.t) { // positions alone: nothing else changes
+            for (size_t v = first; v < last; ++v)
+                out.store3(out.p, v, blend<K>(pal, joints + K * v, weights + K * v).point(inP + 3 * v));
+            if (out.flags)
+                std::memset(out.flags + first, SkinFlagNone, last - first);
+            break;
+        }
         for (size_t v = first; v < last; ++v) {
             const Affine34 a = blend<K>(pal, joints + K * v, weights + K * v);
-            out.write(v, a.point(inP + 3 * v), normalize3(load3(inN + 3 * v)), tangents ? normalize3(tangentIn(v)) : zero,
-                      SkinFlagNone);
+            out.write(v, out.p ? a.point(inP + 3 * v) : zero, out.n ? normalize3(load3(inN + 3 * v)) : zero,
+                      tangents ? normalize3(tangentIn(v)) : zero, SkinFlagNone);
         }
         break;
     case Method::Cofactor:
