@@ -19,7 +19,7 @@ ErrorHistogram::ErrorHistogram(QWidget* parent) : QWidget(parent)
     layout->setContentsMargins(0, 0, 0, 0);
     m_chart = new QChart();
     m_chart->setMargins(QMargins(2, 2, 2, 2));
-    m_chart->legend()->setAlignment(Qt::AlignTop);
+    m_chart->legend()->setAlignment(Qt::AlignRight);
     m_normal = new QBarSet(tr("normal"));
     m_tangent = new QBarSet(tr("tangent"));
     m_normal->setColor(QColor(230, 180, 40));
@@ -29,15 +29,19 @@ ErrorHistogram::ErrorHistogram(QWidget* parent) : QWidget(parent)
     series->append(m_tangent);
     series->setBarWidth(0.9);
     m_chart->addSeries(series);
-    auto* x = new QBarCategoryAxis();
-    QStringList bins;
-    for (int b = 0; b < rig::kHistogramBins; ++b)
-        bins << (b + 1 == rig::kHistogramBins ? QStringLiteral("≥45") : b % 5 == 0 ? QString::number(b) : QString());
-    x->append(bins);
-    x->setTitleText(tr("error (degrees, 1° bins)"));
+    // A value axis over the bar indices (bin b holds [b, b + 1)°; the last one ≥ 45°): readable tick labels every 5°
+    // where 46 category labels would be elided.
+    auto* x = new QValueAxis();
+    x->setRange(-0.5, rig::kHistogramBins - 0.5);
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0.0);
+    x->setTickInterval(5.0);
+    x->setLabelFormat(QStringLiteral("%d"));
+    x->setTitleVisible(false); // the chart's title says what it shows: the labels need the room
+    x->setLabelsAngle(0);
     m_y = new QValueAxis();
     m_y->setLabelFormat(QStringLiteral("%d"));
-    m_y->setTitleText(tr("vertices"));
+    m_y->setTitleVisible(false);
     m_chart->addAxis(x, Qt::AlignBottom);
     m_chart->addAxis(m_y, Qt::AlignLeft);
     series->attachAxis(x);
@@ -78,7 +82,7 @@ void ErrorHistogram::show(const rig::Evaluation& eval, rig::Method method, viewe
         top = std::max({top, double(n.histogram[size_t(b)]), double(t.histogram[size_t(b)])});
     }
     m_y->setRange(0.0, top * 1.05);
-    m_chart->setTitle(tr("%1 · %2").arg(QString::fromLatin1(rig::methodId(method).data(), int(rig::methodId(method).size())),
+    m_chart->setTitle(tr("%1 · %2 (vertices per 1° bin; the last ≥ 45°)").arg(QString::fromLatin1(rig::methodId(method).data(), int(rig::methodId(method).size())),
                                          skinning ? tr("error from skinning") : tr("error")));
 }
 
