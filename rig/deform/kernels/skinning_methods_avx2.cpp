@@ -161,14 +161,21 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
     case Method::InverseTranspose:
         for (size_t v = first; v < last; ++v) {
             const Affine34 a = blend<K>(pal, joints + K * v, weights + K * v);
-            const __m128 cn = a.cofactorTimes(inN + 3 * v);
-            // A^{-T} n = cof(A) n / det(A); singular as singular3() in skinning.cpp.
-            const float det = dot3(a.c0, cross3(a.c1, a.c2));
-            const float s = (dot3(a.c0, a.c0) + dot3(a.c1, a.c1) + dot3(a.c2, a.c2)) * (1.0f / 3.0f);
-            const bool singular = !(std::fabs(det) > 1e-6f * (s * std::sqrt(s))) || !std::isfinite(det);
-            const __m128 n = singular ? zero : normalize3(det < 0.0f ? _mm_sub_ps(zero, cn) : cn);
-            out.write(v, a.point(inP + 3 * v), n, tangents ? normalize3(a.dir(tangentIn(v))) : zero,
-                      singular ? SkinFlagSingular : SkinFlagNone);
+            const float* n0 = inN + 3 * v;
+            // cof(A) n from the three cross products, det(A) = c0 · (c1 × c2) from the first: A^{-T} n = cof(A) n / det,
+            // singular as singular3() in skinning.cpp — all in registers, one branch-free select.
+            const __m128 k0 = cross3(a.c1, a.c2), k1 = cross3(a.c2, a.c0), k2 = cross3(a.c0, a.c1);
+            const __m128 cn = _mm_fmadd_ps(k2, _mm_broadcast_ss(n0 + 2), _mm_fmadd_ps(k1, _mm_broadcast_ss(n0 + 1), _mm_mul_ps(k0, _mm_broadcast_ss(n0))));
+            const __m128 det = _mm_dp_ps(a.c0, k0, 0x7F);
+            const __m128 f2 = _mm_add_ps(_mm_add_ps(_mm_dp_ps(a.c0, a.c0, 0x7F), _mm_dp_ps(a.c1, a.c1, 0x7F)), _mm_dp_ps(a.c2, a.c2, 0x7F));
+            const __m128 s = _mm_mul_ps(f2, _mm_set1_ps(1.0f / 3.0f));
+            const __m128 absDet = _mm_andnot_ps(_mm_set1_ps(-0.0f), det);
+            const __m128 ok = _mm_and_ps(_mm_cmp_ps(absDet, _mm_mul_ps(_mm_set1_ps(1e-6f), _mm_mul_ps(s, _mm_sqrt_ps(s))), _CMP_GT_OQ),
+                                         _mm_cmp_ps(absDet, _mm_set1_ps(INFINITY), _CMP_LT_OQ));
+            const __m128 flipped = _mm_xor_ps(cn, _mm_and_ps(det, _mm_set1_ps(-0.0f))); // -cn when det < 0
+            const bool singular = (_mm_movemask_ps(ok) & 1) == 0;
+            out.write(v, out.p ? a.point(inP + 3 * v) : zero, _mm_and_ps(normalize3(flipped), ok),
+                      tangents ? normalize3(a.dir(tangentIn(v))) : zero, singular ? SkinFlagSingular : SkinFlagNone);
         }
         break;
     case Method::BlendInverseTranspose:
