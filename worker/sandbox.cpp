@@ -1,4 +1,5 @@
 #include "worker/sandbox.h"
+#include "rig/io/sanitizer_build.h"
 
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -21,17 +22,6 @@ namespace rig::worker {
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitizerBuild = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitizerBuild = true;
-#else
-constexpr bool kSanitizerBuild = false;
-#endif
-#else
-constexpr bool kSanitizerBuild = false;
-#endif
 
 // --- Landlock (the uapi, spelled out: Debian 12's headers stop at ABI 3) ------------------------------------------
 

@@ -20,23 +20,13 @@
 #include "rig/io/import_worker.h"
 #include "rig/io/rig_serialize.h"
 #include "rig/io/worker_protocol.h"
+#include "rig/io/sanitizer_build.h"
 #include "worker/sandbox.h"
 
 namespace rig::worker {
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitizerBuild = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitizerBuild = true;
-#else
-constexpr bool kSanitizerBuild = false;
-#endif
-#else
-constexpr bool kSanitizerBuild = false;
-#endif
 
 bool writeAll(int fd, const char* data, size_t size)
 {

@@ -386,6 +386,17 @@ bool runMethodSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last
     return true;
 }
 
+// The scalar reference of the job's method on [first, last).
+void runScalar(const SkinJob& job, size_t first, size_t last)
+{
+    detail::PaletteMatrix* affine = detail::compactPaletteBuffer(job.palette.size());
+    detail::buildCompactPalette(job.palette, affine);
+    if (job.influencesPerVertex == 8)
+        runMethod<8>(job, affine, first, last);
+    else
+        runMethod<4>(job, affine, first, last);
+}
+
 } // namespace
 
 LinearKernel methodKernel(Method m)
@@ -410,12 +421,7 @@ void runMethodKernel(const SkinJob& job, LinearKernel k)
     // The other methods have AVX2 kernels only (an AVX-512 machine runs those).
     if (k != LinearKernel::Scalar && runMethodSimd(job, LinearKernel::Avx2, job.first, last))
         return;
-    detail::PaletteMatrix* affine = detail::compactPaletteBuffer(job.palette.size());
-    detail::buildCompactPalette(job.palette, affine);
-    if (job.influencesPerVertex == 8)
-        runMethod<8>(job, affine, job.first, last);
-    else
-        runMethod<4>(job, affine, job.first, last);
+    runScalar(job, job.first, last);
 }
 
 std::string_view methodId(Method m)
@@ -532,12 +538,7 @@ void runLinearScalar(const SkinJob& job)
     const size_t last = std::min(job.last, job.positions.size());
     if (job.first >= last)
         return;
-    detail::PaletteMatrix* affine = detail::compactPaletteBuffer(job.palette.size());
-    detail::buildCompactPalette(job.palette, affine);
-    if (job.influencesPerVertex == 8)
-        runMethod<8>(copy, affine, job.first, last);
-    else
-        runMethod<4>(copy, affine, job.first, last);
+    runScalar(copy, job.first, last);
 }
 
 void SkinJob::run() const
@@ -550,12 +551,7 @@ void SkinJob::run() const
         return;
     if (method != Method::Linear && runMethodSimd(*this, methodKernel(method), first, end))
         return;
-    detail::PaletteMatrix* affine = detail::compactPaletteBuffer(palette.size());
-    detail::buildCompactPalette(palette, affine);
-    if (influencesPerVertex == 8)
-        runMethod<8>(*this, affine, first, end);
-    else
-        runMethod<4>(*this, affine, first, end);
+    runScalar(*this, first, end);
 }
 
 } // namespace rig

@@ -1,4 +1,5 @@
 #include "rig/io/import_worker.h"
+#include "rig/io/sanitizer_build.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -36,17 +37,6 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t MiB = size_t(1) << 20;
 constexpr size_t kDiagnosticsKeep = 32 * 1024; // bytes kept of the worker's stderr, head and tail each
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitizerBuild = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitizerBuild = true;
-#else
-constexpr bool kSanitizerBuild = false;
-#endif
-#else
-constexpr bool kSanitizerBuild = false;
-#endif
 
 /// A file descriptor closed when it goes out of scope.
 class Fd {
