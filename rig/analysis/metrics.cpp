@@ -134,19 +134,19 @@ void errorsLoop(const float* a, const float* b, float* out, size_t n)
 void angularErrors(std::span<const glm::vec3> a, std::span<const glm::vec3> b, std::span<float> errors)
 {
     assert(a.size() == b.size() && a.size() == errors.size());
-    errorsLoop<3, 3>(&a.data()->x, &b.data()->x, errors.data(), errors.size());
+    errorsLoop<3, 3>(reinterpret_cast<const float*>(a.data()), reinterpret_cast<const float*>(b.data()), errors.data(), errors.size());
 }
 
 void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec4> b, std::span<float> errors)
 {
     assert(a.size() == b.size() && a.size() == errors.size());
-    errorsLoop<4, 4>(&a.data()->x, &b.data()->x, errors.data(), errors.size());
+    errorsLoop<4, 4>(reinterpret_cast<const float*>(a.data()), reinterpret_cast<const float*>(b.data()), errors.data(), errors.size());
 }
 
 void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec3> b, std::span<float> errors)
 {
     assert(a.size() == b.size() && a.size() == errors.size());
-    errorsLoop<4, 3>(&a.data()->x, &b.data()->x, errors.data(), errors.size());
+    errorsLoop<4, 3>(reinterpret_cast<const float*>(a.data()), reinterpret_cast<const float*>(b.data()), errors.data(), errors.size());
 }
 
 ErrorStats errorStats(std::span<const float> errors)

@@ -126,12 +126,12 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
 {
     const uint16_t* joints = job.joints.data();
     const float* weights = job.weights.data();
-    const float* inP = &job.positions.data()->x;
-    const float* inN = &job.normals.data()->x;
+    const float* inP = reinterpret_cast<const float*>(job.positions.data());
+    const float* inN = reinterpret_cast<const float*>(job.normals.data());
     const bool tangents = !job.tangents.empty() && !job.outTangents.empty();
-    const float* inT = tangents ? &job.tangents.data()->x : nullptr;
-    const Writer out{job.outPositions.empty() ? nullptr : &job.outPositions.data()->x,
-                     job.outNormals.empty() ? nullptr : &job.outNormals.data()->x, tangents ? &job.outTangents.data()->x : nullptr,
+    const float* inT = tangents ? reinterpret_cast<const float*>(job.tangents.data()) : nullptr;
+    const Writer out{reinterpret_cast<float*>(job.outPositions.data()), reinterpret_cast<float*>(job.outNormals.data()),
+                     tangents ? reinterpret_cast<float*>(job.outTangents.data()) : nullptr,
                      job.outFlags.empty() ? nullptr : job.outFlags.data(), last, inT};
     const __m128 zero = _mm_setzero_ps();
     auto tangentIn = [&](size_t v) { return tangents ? _mm_and_ps(_mm_loadu_ps(inT + 4 * v), _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0))) : zero; };
@@ -195,7 +195,7 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
     case Method::Jacobian: {
         const uint32_t* off = job.gradients.offsets.data();
         const uint16_t* gj = job.gradients.joints.data();
-        const float* gg = &job.gradients.gradients.data()->x;
+        const float* gg = reinterpret_cast<const float*>(job.gradients.gradients.data()); // may be empty
         for (size_t v = first; v < last; ++v) {
             const Affine34 a = blend<K>(pal, joints + K * v, weights + K * v);
             const float* p = inP + 3 * v;
