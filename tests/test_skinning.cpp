@@ -927,6 +927,13 @@ void TestSkinning::optionalOutputsAreLeftOutAndTheRestIsTheSame()
     pj.job.method = Method::Cofactor;
     pj.job.outNormals = {};
     QVERIFY(!pj.job.validate());
+    // An empty mesh is a valid job for every method (evaluate runs one per mesh, empty ones too).
+    SkinJob empty;
+    empty.palette = pj.palette;
+    for (Method m : {Method::Linear, Method::Cofactor, Method::DualQuaternion}) {
+        empty.method = m;
+        QVERIFY2(empty.validate(), methodId(m).data());
+    }
 }
 
 void TestSkinning::linearKernelsFallBackOnNonFinitePalette()

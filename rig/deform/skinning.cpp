@@ -467,8 +467,8 @@ bool SkinJob::validate() const
         return false;
     if (!(outTangents.size() == tangents.size() || (framesOptional && outTangents.empty())))
         return false;
-    if (outPositions.empty() && outNormals.empty())
-        return false;
+    if (n > 0 && outPositions.empty() && outNormals.empty())
+        return false; // nothing to write (an empty mesh has nothing either way)
     if (!outFlags.empty() && outFlags.size() != n)
         return false;
     if (method == Method::Jacobian) {
