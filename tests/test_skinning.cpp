@@ -768,33 +768,54 @@ void TestSkinning::linearKernelsWriteOnlyTheirRange()
             }
 }
 
+// The SIMD kernels of the other methods on this CPU: AVX2+FMA, and AVX-512 for the methods that have it.
+std::vector<LinearKernel> methodSimdKernels(Method m)
+{
+    std::vector<LinearKernel> out;
+    if (linearKernelAvailable(LinearKernel::Avx2))
+        out.push_back(LinearKernel::Avx2);
+    if (linearKernelAvailable(LinearKernel::Avx512) && linearKernelAvailable(LinearKernel::Avx2) && m != Method::PositionsOnly)
+        out.push_back(LinearKernel::Avx512);
+    return out;
+}
+
 void TestSkinning::methodKernelsMatchScalar_data()
 {
+    QTest::addColumn<int>("kernel");
     QTest::addColumn<int>("method");
     QTest::addColumn<int>("k");
     QTest::addColumn<bool>("tangents");
+    QTest::addColumn<bool>("positions");
     QTest::addColumn<bool>("hostile");
     if (!linearKernelAvailable(LinearKernel::Avx2))
-        QTest::newRow("none") << -1 << 4 << true << false;
+        QTest::newRow("none") << -1 << -1 << 4 << true << true << false;
     else
         for (Method m : {Method::PositionsOnly, Method::BlendInverseTranspose, Method::InverseTranspose, Method::Cofactor,
                          Method::DualQuaternion, Method::Jacobian})
-            for (int k : {4, 8})
-                for (bool tangents : {true, false})
-                    for (bool hostile : {false, true}) {
-                        const std::string name = std::string(methodId(m)) + " K=" + std::to_string(k) +
-                                                 (tangents ? "" : " no tangents") + (hostile ? " singular+mirrored+NaN" : "");
-                        QTest::newRow(name.c_str()) << int(m) << k << tangents << hostile;
-                    }
+            for (LinearKernel kernel : methodSimdKernels(m))
+                for (int k : {4, 8})
+                    for (bool tangents : {true, false})
+                        for (bool hostile : {false, true})
+                            for (bool positions : {true, false}) {
+                                if (!positions && (m == Method::PositionsOnly || hostile))
+                                    continue; // frames only: what evaluate asks of the methods sharing linear's positions
+                                const std::string name = std::string(linearKernelName(kernel)) + " " + std::string(methodId(m)) +
+                                                         " K=" + std::to_string(k) + (tangents ? "" : " no tangents") +
+                                                         (positions ? "" : " frames only") +
+                                                         (hostile ? " singular+mirrored+NaN" : "");
+                                QTest::newRow(name.c_str()) << int(kernel) << int(m) << k << tangents << positions << hostile;
+                            }
 }
 
 void TestSkinning::methodKernelsMatchScalar()
 {
-    // Every method's AVX2 kernel against the scalar reference: posed, scaled joints; with `hostile`, a singular and
+    // Every method's SIMD kernels against the scalar reference: posed, scaled joints; with `hostile`, a singular and
     // a mirrored joint (flags: singular normals, dual-quaternion fallbacks) and NaN / zero rest normals.
+    QFETCH(int, kernel);
     QFETCH(int, method);
     QFETCH(int, k);
     QFETCH(bool, tangents);
+    QFETCH(bool, positions);
     QFETCH(bool, hostile);
     if (method < 0)
         QSKIP("this CPU has no AVX2+FMA: only the scalar path exists");
@@ -810,10 +831,17 @@ void TestSkinning::methodKernelsMatchScalar()
     QVERIFY(pj.job.validate());
     runMethodKernel(pj.job, LinearKernel::Scalar);
     out.attach(pj.job);
-    runMethodKernel(pj.job, LinearKernel::Avx2);
+    if (!positions)
+        pj.job.outPositions = {};
+    runMethodKernel(pj.job, LinearKernel(kernel));
     QString why;
     size_t flagged = 0;
     for (size_t v = 0; v < n; ++v) {
+        if (!positions) {
+            if (out.p[v] != glm::vec3(Outputs::kSentinel))
+                QFAIL(qPrintable(QStringLiteral("vertex %1: a position written by a frames-only job").arg(v)));
+            out.p[v] = ref.p[v];
+        }
         if (!matches(out, ref, v, &why))
             QFAIL(qPrintable(QStringLiteral("vertex %1: %2").arg(v).arg(why)));
         flagged += ref.f[v] != SkinFlagNone;
@@ -829,33 +857,38 @@ void TestSkinning::methodKernelsWriteOnlyTheirRange()
 {
     if (!linearKernelAvailable(LinearKernel::Avx2))
         QSKIP("this CPU has no AVX2+FMA");
-    // Offset 0 uses exactly-sized arrays: ASan sees any access past either end.
+    // Offset 0 uses exactly-sized arrays: ASan sees any access past either end. The ranges start and end at several
+    // phases of the AVX-512 kernels' 16-vertex blocks.
     PosedJob pj(700, 12, 4, 21);
     const size_t n = pj.size();
-    for (Method m : {Method::PositionsOnly, Method::Cofactor, Method::DualQuaternion, Method::Jacobian}) {
+    for (Method m : {Method::PositionsOnly, Method::Cofactor, Method::InverseTranspose, Method::BlendInverseTranspose,
+                     Method::DualQuaternion, Method::Jacobian}) {
         pj.job.method = m;
         pj.job.first = 0;
         pj.job.last = SIZE_MAX;
         Outputs ref(n, true);
         ref.attach(pj.job);
         runMethodKernel(pj.job, LinearKernel::Scalar);
-        for (size_t offset : {size_t(0), size_t(1), size_t(3)})
-            for (const auto& [first, last] : {std::pair<size_t, size_t>{0, n}, {0, 1}, {n - 1, n}, {5, 21}, {17, 18}}) {
-                Outputs out(n, true, offset);
-                out.attach(pj.job);
-                pj.job.first = first;
-                pj.job.last = last;
-                runMethodKernel(pj.job, LinearKernel::Avx2);
-                QString why;
-                for (size_t v = 0; v < n; ++v) {
-                    const bool inside = v >= first && v < last;
-                    if (inside ? !matches(out, ref, v, &why) : !untouched(out, v))
-                        QFAIL(qPrintable(QStringLiteral("%1, offset %2, [%3, %4): vertex %5 %6")
-                                             .arg(QString::fromLatin1(methodId(m).data()))
-                                             .arg(offset).arg(first).arg(last).arg(v)
-                                             .arg(inside ? QStringLiteral("wrong: ") + why : QStringLiteral("written"))));
+        for (LinearKernel kernel : methodSimdKernels(m))
+            for (size_t offset : {size_t(0), size_t(1), size_t(3)})
+                for (const auto& [first, last] :
+                     {std::pair<size_t, size_t>{0, n}, {0, 1}, {n - 1, n}, {5, 21}, {17, 18}, {3, 67}, {n - 33, n}, {16, 48}}) {
+                    Outputs out(n, true, offset);
+                    out.attach(pj.job);
+                    pj.job.first = first;
+                    pj.job.last = last;
+                    runMethodKernel(pj.job, kernel);
+                    QString why;
+                    for (size_t v = 0; v < n; ++v) {
+                        const bool inside = v >= first && v < last;
+                        if (inside ? !matches(out, ref, v, &why) : !untouched(out, v))
+                            QFAIL(qPrintable(QStringLiteral("%1 %2, offset %3, [%4, %5): vertex %6 %7")
+                                                 .arg(QString::fromLatin1(linearKernelName(kernel).data()))
+                                                 .arg(QString::fromLatin1(methodId(m).data()))
+                                                 .arg(offset).arg(first).arg(last).arg(v)
+                                                 .arg(inside ? QStringLiteral("wrong: ") + why : QStringLiteral("written"))));
+                    }
                 }
-            }
     }
 }
 
@@ -875,7 +908,8 @@ void TestSkinning::methodKernelsAreUsedByRun()
         QVERIFY(std::memcmp(a.p.data(), b.p.data(), n * sizeof(glm::vec3)) == 0);
         QVERIFY(std::memcmp(a.n.data(), b.n.data(), n * sizeof(glm::vec3)) == 0);
         QVERIFY(std::memcmp(a.t.data(), b.t.data(), n * sizeof(glm::vec4)) == 0);
-        QCOMPARE(methodKernel(m), linearKernelAvailable(LinearKernel::Avx2) ? LinearKernel::Avx2 : LinearKernel::Scalar);
+        const std::vector<LinearKernel> simd = methodSimdKernels(m);
+        QCOMPARE(methodKernel(m), simd.empty() ? LinearKernel::Scalar : simd.back());
     }
 }
 

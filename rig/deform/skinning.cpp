@@ -299,9 +299,12 @@ bool buildMethodTables(std::span<const JointFrame> palette, Method m, MethodTabl
     if (b.flags.size() < n)
         b.flags.resize(std::max(n, 2 * b.flags.size()));
     bool finite = true;
-    for (size_t i = 0; i < n; ++i)
-        b.flags[i] = uint8_t((palette[i].singular ? MethodTables::Singular : 0) | (palette[i].mirrored ? MethodTables::Mirrored : 0));
     out = MethodTables{};
+    for (size_t i = 0; i < n; ++i) {
+        b.flags[i] = uint8_t((palette[i].singular ? MethodTables::Singular : 0) | (palette[i].mirrored ? MethodTables::Mirrored : 0));
+        out.anySingular = out.anySingular || palette[i].singular;
+        out.anyMirrored = out.anyMirrored || palette[i].mirrored;
+    }
     out.jointFlags = b.flags.data();
     auto put3x3 = [&finite](const glm::mat3& m3, PaletteMatrix& e) {
         for (int c = 0; c < 3; ++c) {
@@ -372,8 +375,8 @@ bool runLinearSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last
     return true;
 }
 
-// Runs [first, last) of a job of any method but Linear with the AVX2 kernels; false (nothing written) when the scalar
-// path must do it.
+// Runs [first, last) of a job of any method but Linear with kernel k (AVX-512 for the methods that have it, else
+// AVX2); false (nothing written) when the scalar path must do it.
 bool runMethodSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last)
 {
     if (k == LinearKernel::Scalar || job.method == Method::Linear || job.method == Method::Rebuilt)
@@ -382,7 +385,10 @@ bool runMethodSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last
     detail::MethodTables tables;
     if (!detail::buildCompactPalette(job.palette, pal) || !detail::buildMethodTables(job.palette, job.method, tables))
         return false;
-    detail::runMethodAvx2(job, pal, tables, first, last);
+    if (k == LinearKernel::Avx512 && detail::hasMethodAvx512(job.method))
+        detail::runMethodAvx512(job, pal, tables, first, last);
+    else
+        detail::runMethodAvx2(job, pal, tables, first, last);
     return true;
 }
 
@@ -405,6 +411,9 @@ LinearKernel methodKernel(Method m)
         return linearKernel();
     if (m == Method::Rebuilt)
         return LinearKernel::Scalar;
+    // The AVX-512 method kernels hand flagged blocks and partial blocks to the AVX2 ones: both must be there.
+    if (detail::hasMethodAvx512(m) && linearKernelAvailable(LinearKernel::Avx512) && linearKernelAvailable(LinearKernel::Avx2))
+        return LinearKernel::Avx512;
     return linearKernelAvailable(LinearKernel::Avx2) ? LinearKernel::Avx2 : LinearKernel::Scalar;
 }
 
@@ -418,8 +427,10 @@ void runMethodKernel(const SkinJob& job, LinearKernel k)
     const size_t last = std::min(job.last, job.positions.size());
     if (job.first >= last)
         return;
-    // The other methods have AVX2 kernels only (an AVX-512 machine runs those).
-    if (k != LinearKernel::Scalar && runMethodSimd(job, LinearKernel::Avx2, job.first, last))
+    // positions-only has AVX2 kernels only (an AVX-512 machine runs those); the others have both.
+    if (k == LinearKernel::Avx512 && !(detail::hasMethodAvx512(job.method) && linearKernelAvailable(LinearKernel::Avx2)))
+        k = LinearKernel::Avx2;
+    if (k != LinearKernel::Scalar && runMethodSimd(job, k, job.first, last))
         return;
     runScalar(job, job.first, last);
 }

@@ -94,9 +94,10 @@ std::string_view linearKernelName(LinearKernel k); ///< "scalar", "AVX2+FMA", "A
 /// For tests and the benchmark; it falls back to the scalar path, as run() does, when a palette matrix is not finite.
 void runLinearKernel(const SkinJob& job, LinearKernel k);
 
-/// The kernel SkinJob::run uses for method `m` on this CPU: linearKernel() for Linear; AVX2+FMA for every other skin
-/// method when the CPU has it (AVX-512 machines too), else scalar. (The enum is LinearKernel for history: it names
-/// the kernels of every method.)
+/// The kernel SkinJob::run uses for method `m` on this CPU: linearKernel() for Linear; AVX-512 for cofactor,
+/// inverse-transpose, blend-inverse-transpose, dual-quaternion and the jacobian when the CPU has it (and AVX2+FMA);
+/// else AVX2+FMA when the CPU has it (positions-only on AVX-512 machines too); else scalar. (The enum is LinearKernel
+/// for history: it names the kernels of every method.)
 LinearKernel methodKernel(Method m);
 /// Runs the job's range with kernel `k` (which must be available; AVX-512 means AVX2 for the methods without an
 /// AVX-512 kernel). Falls back to the scalar path, as run() does, when an entry of the palette is not finite.

@@ -40,6 +40,8 @@ struct MethodTables {
     const PaletteMatrix* stretch = nullptr;          ///< S as c0 c1 c2: dual-quaternion
     const float* dualQuaternions = nullptr;          ///< real (x y z w), dual (x y z w), 32-byte aligned: dual-quaternion
     const uint8_t* jointFlags = nullptr;             ///< Singular | Mirrored
+    bool anySingular = false;                        ///< some entry has the Singular flag
+    bool anyMirrored = false;                        ///< some entry has the Mirrored flag
 };
 
 /// The tables method `m` needs (the others are left null). False when an entry it reads is not finite (the kernels
@@ -48,5 +50,12 @@ bool buildMethodTables(std::span<const JointFrame> palette, Method m, MethodTabl
 
 /// Every method but Linear and Rebuilt, K = 4 or 8, on [first, last), AVX2 + FMA.
 void runMethodAvx2(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first, size_t last);
+
+/// Whether `m` has an AVX-512 kernel (cofactor, inverse-transpose, blend-inverse-transpose, dual-quaternion, jacobian).
+bool hasMethodAvx512(Method m);
+
+/// Those methods, K = 4 or 8, on [first, last), AVX-512 (16-vertex blocks; the blocks with a flagged vertex and the
+/// last partial block through runMethodAvx2, so the CPU needs AVX2 + FMA too).
+void runMethodAvx512(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first, size_t last);
 
 } // namespace rig::detail

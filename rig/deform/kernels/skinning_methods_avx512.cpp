@@ -1,0 +1,514 @@
+// The normal-correct methods with AVX-512 (F + DQ + BW + VL): cofactor, inverse-transpose, blend-inverse-transpose,
+// dual-quaternion and the jacobian. Compiled with those flags only; called only when the CPU and the OS support them
+// (cpuHasAvx512), through methodKernel().
+//
+// Layout of the work, as in the linear kernel (skinning_linear_avx512.cpp): 16 vertices per block, four groups of four.
+// A vertex's blended 3x4 matrix is one zmm; a group's four are transposed into X_c = (column c of vertex 0 | ... | 3),
+// so that every 3-vector operation of the scalar reference — the cross products of the cofactor, the determinant, the
+// quaternion rotation — runs on four vertices at once inside the 128-bit lanes (lane 3 of every vector stays 0).
+// Per method, step for step with the scalar reference in skinning.cpp:
+// - cofactor: cof(A) n = n.x (c1×c2) + n.y (c2×c0) + n.z (c0×c1);
+// - inverse-transpose: the same, flipped where det = c0 · (c1×c2) < 0, zero and flagged singular where
+//   |det| <= 1e-6 s^1.5 (s = |A|_F² / 3) or not finite — branch-free, per lane;
+// - blend-inverse-transpose: a second blend, of the joints' R^{-T};
+// - dual-quaternion: each slot's (real | dual) pair flipped to the pivot's hemisphere by a per-lane sign, blended,
+//   normalised, and applied to the blended stretch S (positions and tangents through S, normals through cof(S));
+// - jacobian: J = A + Σ_g (M_g p) ∇w_gᵀ, column c as A's plus (Σ_g ∇w_g[c] M_g) p — the sums blended per vertex
+//   (the number of gradient terms varies), then transposed like A; normals through cof(J), tangents through J,
+//   positions through A.
+// What only a few vertices take — a blend-inverse-transpose vertex on a singular joint, a dual-quaternion vertex on a
+// mirrored or singular joint or with a vanishing quaternion — sends its whole block to the per-vertex AVX2 kernel
+// (skinning_methods_avx2.cpp), which has those branches; so does the range's last partial block. The check runs only
+// when the palette has such a joint at all. Full blocks are written as three (four for tangents) whole zmm per
+// array, exactly the block's floats: nothing outside [first, last) is touched. No allocation, no call per vertex.
+
+// GCC 12 warns about its own _mm512_undefined_ps() (`__Y = __Y`) inside the intrinsics headers at -O3.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+
+#include "rig/deform/kernels/skinning_internal.h"
+#include "rig/model/math.h"
+
+namespace rig::detail {
+
+namespace {
+
+#define RS_INLINE inline __attribute__((always_inline))
+
+struct Constants {
+    __m512i spread3[4][3]; // group g, component c: lane l <- float (o_g + 3 (l / 4) + c) of the block's 3-float data
+    __m512i spread4[3];    // component c: lane l <- float (4 (l / 4) + c)
+    __m512i pack[3];       // 4 x (x y z _) -> 12-float stride, output zmm 0..2
+    __m512i weight4[4];    // K = 4, slot i: lane l <- weight (4 (l / 4) + i) of the group
+    __m512i weight8[8];    // K = 8, slot i: lane l <- weight (8 (l / 4) + i) of the group (two sources)
+};
+
+Constants makeConstants()
+{
+    Constants k;
+    alignas(64) int32_t idx[16];
+    const int offset[4] = {0, 12, 8, 4}; // group g's first float, relative to the first zmm it lies in
+    for (int g = 0; g < 4; ++g)
+        for (int c = 0; c < 3; ++c) {
+            for (int l = 0; l < 16; ++l)
+                idx[l] = offset[g] + 3 * (l / 4) + c;
+            k.spread3[g][c] = _mm512_load_si512(idx);
+        }
+    for (int c = 0; c < 3; ++c) {
+        for (int l = 0; l < 16; ++l)
+            idx[l] = 4 * (l / 4) + c;
+        k.spread4[c] = _mm512_load_si512(idx);
+    }
+    for (int z = 0; z < 3; ++z) {
+        for (int f = 0; f < 16; ++f) {
+            const int q = (16 * z + f) / 3, c = (16 * z + f) % 3;
+            idx[f] = 16 * (q / 4 - z) + 4 * (q % 4) + c;
+        }
+        k.pack[z] = _mm512_load_si512(idx);
+    }
+    for (int i = 0; i < 4; ++i) {
+        for (int l = 0; l < 16; ++l)
+            idx[l] = 4 * (l / 4) + i;
+        k.weight4[i] = _mm512_load_si512(idx);
+    }
+    for (int i = 0; i < 8; ++i) {
+        for (int l = 0; l < 16; ++l)
+            idx[l] = 8 * (l / 4) + i;
+        k.weight8[i] = _mm512_load_si512(idx);
+    }
+    return k;
+}
+
+const Constants& constants()
+{
+    static const Constants k = makeConstants();
+    return k;
+}
+
+// (y z x w) of every 128-bit lane.
+RS_INLINE __m512 yzx(__m512 a)
+{
+    return _mm512_permute_ps(a, _MM_SHUFFLE(3, 0, 2, 1));
+}
+
+// a × b per 128-bit lane; lane 3 is 0 when a's and b's are (and finite).
+RS_INLINE __m512 cross(__m512 a, __m512 b)
+{
+    return yzx(_mm512_fmsub_ps(a, yzx(b), _mm512_mul_ps(yzx(a), b)));
+}
+
+// The sum of each 128-bit lane's four floats, in all four.
+RS_INLINE __m512 hsum4(__m512 a)
+{
+    a = _mm512_add_ps(a, _mm512_permute_ps(a, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm512_add_ps(a, _mm512_permute_ps(a, _MM_SHUFFLE(1, 0, 3, 2)));
+}
+
+template <int K>
+RS_INLINE __m512 blendMatrix(const PaletteMatrix* pal, const uint16_t* j, const float* w)
+{
+    __m512 a = _mm512_mul_ps(_mm512_load_ps(pal[j[0]].m), _mm512_set1_ps(w[0]));
+    for (int i = 1; i < K; ++i)
+        a = _mm512_fmadd_ps(_mm512_load_ps(pal[j[i]].m), _mm512_set1_ps(w[i]), a);
+    return a;
+}
+
+/// Column c of four vertices' 3x4 matrices: x[c] = (column c of vertex 0 | 1 | 2 | 3).
+struct Columns {
+    __m512 x[4];
+    /// x0 v.x + x1 v.y + x2 v.z for per-lane-group broadcasts vx, vy, vz.
+    RS_INLINE __m512 dir(__m512 vx, __m512 vy, __m512 vz) const
+    {
+        return _mm512_fmadd_ps(x[2], vz, _mm512_fmadd_ps(x[1], vy, _mm512_mul_ps(x[0], vx)));
+    }
+    /// cof(A) v = v.x (c1×c2) + v.y (c2×c0) + v.z (c0×c1).
+    RS_INLINE __m512 cofactorTimes(__m512 vx, __m512 vy, __m512 vz) const
+    {
+        return _mm512_fmadd_ps(cross(x[0], x[1]), vz,
+                               _mm512_fmadd_ps(cross(x[2], x[0]), vy, _mm512_mul_ps(cross(x[1], x[2]), vx)));
+    }
+};
+
+RS_INLINE Columns transpose(__m512 a0, __m512 a1, __m512 a2, __m512 a3)
+{
+    const __m512 t0 = _mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 t1 = _mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m512 t2 = _mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 t3 = _mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(3, 2, 3, 2));
+    return {{_mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(2, 0, 2, 0)), _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(3, 1, 3, 1)),
+             _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(2, 0, 2, 0)), _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(3, 1, 3, 1))}};
+}
+
+// The blended matrices of a group's four vertices (j, w: the group's first vertex).
+template <int K>
+RS_INLINE Columns blendGroup(const PaletteMatrix* pal, const uint16_t* j, const float* w)
+{
+    return transpose(blendMatrix<K>(pal, j, w), blendMatrix<K>(pal, j + K, w + K), blendMatrix<K>(pal, j + 2 * K, w + 2 * K),
+                     blendMatrix<K>(pal, j + 3 * K, w + 3 * K));
+}
+
+// Normalises the (x y z 0) groups of n and t (zero when |v|² < kZeroLength2 or not finite), as the linear kernel.
+RS_INLINE void normalizePair(__m512& n, __m512& t)
+{
+    const __m512 nn = _mm512_mul_ps(n, n);
+    const __m512 tt = _mm512_mul_ps(t, t);
+    __m512 s = _mm512_add_ps(_mm512_shuffle_ps(nn, tt, _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_shuffle_ps(nn, tt, _MM_SHUFFLE(3, 2, 3, 2)));
+    s = _mm512_add_ps(s, _mm512_permute_ps(s, _MM_SHUFFLE(2, 3, 0, 1)));
+    const __m512 r0 = _mm512_rsqrt14_ps(s);
+    const __m512 h = _mm512_mul_ps(_mm512_mul_ps(s, _mm512_set1_ps(0.5f)), r0);
+    const __mmask16 ok = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(s, _mm512_set1_ps(kZeroLength2), _CMP_GE_OQ), s,
+                                                 _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+    const __m512 r = _mm512_mul_ps(r0, _mm512_fnmadd_ps(h, r0, _mm512_set1_ps(1.5f)));
+    const __mmask16 okN = __mmask16((ok & 0x1111u) * 0xFu);
+    const __mmask16 okT = __mmask16(((ok >> 2) & 0x1111u) * 0xFu);
+    n = _mm512_maskz_mul_ps(okN, n, _mm512_permute_ps(r, _MM_SHUFFLE(0, 0, 0, 0)));
+    t = _mm512_maskz_mul_ps(okT, t, _mm512_permute_ps(r, _MM_SHUFFLE(2, 2, 2, 2)));
+}
+
+template <int G>
+RS_INLINE __m512 spread3(const __m512 (&d)[3], __m512i idx)
+{
+    if constexpr (G == 0)
+        return _mm512_permutexvar_ps(idx, d[0]);
+    else if constexpr (G == 1)
+        return _mm512_permutex2var_ps(d[0], idx, d[1]);
+    else if constexpr (G == 2)
+        return _mm512_permutex2var_ps(d[1], idx, d[2]);
+    else
+        return _mm512_permutexvar_ps(idx, d[2]);
+}
+
+/// Everything one run reads.
+struct Context {
+    const Constants& k;
+    const PaletteMatrix* pal;
+    const MethodTables& tables;
+    const uint16_t* joints;
+    const float* weights;
+    const float* inP;
+    const float* inN;
+    const float* inT;
+    float* outP;
+    float* outN;
+    float* outT;
+    uint8_t* outFlags;
+    const uint32_t* gradOffsets;
+    const uint16_t* gradJoints;
+    const float* gradients;
+    uint8_t fallbackFlags; // joint flags that send a vertex to the per-vertex kernel (0: none in this palette)
+};
+
+/// One group's outputs: (x y z _) per 128-bit lane; `bad`: lanes of vertices flagged singular (inverse-transpose).
+struct GroupOut {
+    __m512 p, n, t;
+    __mmask16 bad = 0;
+};
+
+// The broadcasts of one 3-float input of the group's vertices: (v.c of vertex 0 x4 | ... | vertex 3 x4).
+template <int G>
+struct Spread {
+    __m512 x, y, z;
+    RS_INLINE Spread(const Constants& k, const __m512 (&d)[3])
+        : x(spread3<G>(d, k.spread3[G][0])), y(spread3<G>(d, k.spread3[G][1])), z(spread3<G>(d, k.spread3[G][2]))
+    {
+    }
+};
+
+template <Method M, int K, bool kTangents, bool kPositions, int G>
+RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], const __m512 (&in)[3], const __m512 (&it)[4],
+                         GroupOut& o)
+{
+    const Constants& k = c.k;
+    const size_t v = v0 + 4 * G;
+    const uint16_t* j = c.joints + K * v;
+    const float* w = c.weights + K * v;
+    const Spread<G> n(k, in);
+    __m512 tx, ty, tz;
+    if constexpr (kTangents) {
+        tx = _mm512_permutexvar_ps(k.spread4[0], it[G]);
+        ty = _mm512_permutexvar_ps(k.spread4[1], it[G]);
+        tz = _mm512_permutexvar_ps(k.spread4[2], it[G]);
+    }
+    const __m512 zero = _mm512_setzero_ps();
+    o.t = zero;
+
+    if constexpr (M == Method::DualQuaternion) {
+        // Slot i's (real | dual) of the four vertices: two 256-bit loads per zmm, then real and dual apart.
+        auto slot = [&](int i, __m512& r, __m512& d) {
+            const float* q = c.tables.dualQuaternions;
+            const __m512 a = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(q + 8 * j[i])), _mm256_load_ps(q + 8 * j[K + i]), 1);
+            const __m512 b = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(q + 8 * j[2 * K + i])),
+                                                _mm256_load_ps(q + 8 * j[3 * K + i]), 1);
+            r = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+            d = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+        };
+        __m512 w0, w1;
+        w0 = _mm512_loadu_ps(w);
+        if constexpr (K == 8)
+            w1 = _mm512_loadu_ps(w + 16);
+        auto weight = [&](int i) {
+            if constexpr (K == 4)
+                return _mm512_permutexvar_ps(k.weight4[i], w0);
+            else
+                return _mm512_permutex2var_ps(w0, k.weight8[i], w1);
+        };
+        // The pivot is the largest weight: slot 0. A slot whose real part points away from it is negated (a zero
+        // weight adds 0 whatever its joint: the tables are finite).
+        __m512 pivot, pd;
+        slot(0, pivot, pd);
+        __m512 real = _mm512_mul_ps(weight(0), pivot), dual = _mm512_mul_ps(weight(0), pd);
+        for (int i = 1; i < K; ++i) {
+            __m512 r, d;
+            slot(i, r, d);
+            const __mmask16 away = _mm512_cmp_ps_mask(hsum4(_mm512_mul_ps(r, pivot)), zero, _CMP_LT_OQ);
+            const __m512 wi = weight(i);
+            const __m512 sw = _mm512_mask_sub_ps(wi, away, zero, wi);
+            real = _mm512_fmadd_ps(sw, r, real);
+            dual = _mm512_fmadd_ps(sw, d, dual);
+        }
+        const __m512 len = _mm512_sqrt_ps(hsum4(_mm512_mul_ps(real, real)));
+        const __mmask16 good = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(len, _mm512_set1_ps(1e-12f), _CMP_GT_OQ), len,
+                                                       _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+        if (good != 0xFFFF)
+            return false; // a vanishing blend: the per-vertex kernel flags it
+        const __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), len);
+        real = _mm512_mul_ps(real, inv);
+        dual = _mm512_mul_ps(dual, inv);
+        const __m512 u = _mm512_maskz_mov_ps(0x7777, real), ud = _mm512_maskz_mov_ps(0x7777, dual);
+        const __m512 rw = _mm512_permute_ps(real, 0xFF), dw = _mm512_permute_ps(dual, 0xFF);
+        const __m512 two = _mm512_set1_ps(2.0f);
+        auto rotate = [&](__m512 x) {
+            const __m512 t = _mm512_mul_ps(two, cross(u, x));
+            return _mm512_add_ps(_mm512_fmadd_ps(rw, t, x), cross(u, t));
+        };
+        const Columns s = blendGroup<K>(c.tables.stretch, j, w);
+        if constexpr (kPositions) {
+            const Spread<G> p(k, ip);
+            // translation = 2 vec(dual conj(real)) = 2 (rw ud - dw u + u × ud)
+            const __m512 tr = _mm512_mul_ps(two, _mm512_add_ps(_mm512_fmsub_ps(rw, ud, _mm512_mul_ps(dw, u)), cross(u, ud)));
+            o.p = _mm512_add_ps(rotate(s.dir(p.x, p.y, p.z)), tr);
+        }
+        o.n = rotate(s.cofactorTimes(n.x, n.y, n.z));
+        if constexpr (kTangents)
+            o.t = rotate(s.dir(tx, ty, tz));
+        normalizePair(o.n, o.t);
+        return true;
+    } else if constexpr (M == Method::Jacobian) {
+        // J = A + Σ_g (M_g p) ∇w_gᵀ: column c of J is A's plus B_c p, with B_c = Σ_g ∇w_g[c] M_g blended per vertex
+        // like a palette matrix (three FMAs per gradient term, no reduction inside the loop); the four vertices' B_c
+        // are then transposed and applied to p as the blended matrices are.
+        __m512 b[3][4];
+        for (int q = 0; q < 4; ++q) {
+            b[0][q] = b[1][q] = b[2][q] = zero;
+            const size_t vq = v + size_t(q);
+            for (uint32_t g = c.gradOffsets[vq]; g < c.gradOffsets[vq + 1]; ++g) {
+                const __m512 m = _mm512_load_ps(c.pal[c.gradJoints[g]].m);
+                const float* gr = c.gradients + 3 * size_t(g);
+                b[0][q] = _mm512_fmadd_ps(m, _mm512_set1_ps(gr[0]), b[0][q]);
+                b[1][q] = _mm512_fmadd_ps(m, _mm512_set1_ps(gr[1]), b[1][q]);
+                b[2][q] = _mm512_fmadd_ps(m, _mm512_set1_ps(gr[2]), b[2][q]);
+            }
+        }
+        const Columns a = blendGroup<K>(c.pal, j, w);
+        const Spread<G> p(k, ip); // loaded even when positions are not written: J needs them
+        Columns J = a;
+        for (int col = 0; col < 3; ++col) {
+            const Columns bc = transpose(b[col][0], b[col][1], b[col][2], b[col][3]);
+            J.x[col] = _mm512_add_ps(J.x[col], _mm512_add_ps(bc.dir(p.x, p.y, p.z), bc.x[3]));
+        }
+        if constexpr (kPositions)
+            o.p = _mm512_add_ps(a.dir(p.x, p.y, p.z), a.x[3]);
+        o.n = J.cofactorTimes(n.x, n.y, n.z);
+        if constexpr (kTangents)
+            o.t = J.dir(tx, ty, tz);
+        normalizePair(o.n, o.t);
+        return true;
+    } else {
+        const Columns a = blendGroup<K>(c.pal, j, w);
+        if constexpr (kPositions) {
+            const Spread<G> p(k, ip);
+            o.p = _mm512_add_ps(a.dir(p.x, p.y, p.z), a.x[3]);
+        }
+        if constexpr (kTangents)
+            o.t = a.dir(tx, ty, tz);
+        if constexpr (M == Method::Cofactor) {
+            o.n = a.cofactorTimes(n.x, n.y, n.z);
+            normalizePair(o.n, o.t);
+        } else if constexpr (M == Method::BlendInverseTranspose) {
+            const Columns it3 = blendGroup<K>(c.tables.inverseTranspose, j, w);
+            o.n = it3.dir(n.x, n.y, n.z);
+            normalizePair(o.n, o.t);
+        } else {
+            static_assert(M == Method::InverseTranspose);
+            // A^{-T} n = cof(A) n / det: the cofactor's direction, flipped where det < 0; singular as singular3().
+            const __m512 k0 = cross(a.x[1], a.x[2]);
+            o.n = _mm512_fmadd_ps(cross(a.x[0], a.x[1]), n.z, _mm512_fmadd_ps(cross(a.x[2], a.x[0]), n.y, _mm512_mul_ps(k0, n.x)));
+            const __m512 det = hsum4(_mm512_mul_ps(a.x[0], k0));
+            const __m512 f2 = hsum4(_mm512_fmadd_ps(a.x[2], a.x[2], _mm512_fmadd_ps(a.x[1], a.x[1], _mm512_mul_ps(a.x[0], a.x[0]))));
+            const __m512 s = _mm512_mul_ps(f2, _mm512_set1_ps(1.0f / 3.0f));
+            const __m512 absDet = _mm512_abs_ps(det);
+            const __mmask16 ok = _mm512_mask_cmp_ps_mask(
+                _mm512_cmp_ps_mask(absDet, _mm512_mul_ps(_mm512_set1_ps(1e-6f), _mm512_mul_ps(s, _mm512_sqrt_ps(s))), _CMP_GT_OQ),
+                absDet, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+            o.n = _mm512_xor_ps(o.n, _mm512_and_ps(det, _mm512_set1_ps(-0.0f))); // -cof(A) n where det < 0
+            normalizePair(o.n, o.t);
+            o.n = _mm512_maskz_mov_ps(ok, o.n);
+            o.bad = __mmask16(~ok);
+        }
+        return true;
+    }
+}
+
+constexpr size_t kPrefetchBlocks = 8;
+
+template <Method M, int K, bool kTangents, bool kPositions>
+RS_INLINE bool skinBlock(const Context& c, size_t v)
+{
+    const uint16_t* j = c.joints + K * v;
+    const float* w = c.weights + K * v;
+    if (c.fallbackFlags)
+        for (int i = 0; i < 16 * K; ++i)
+            if (w[i] != 0.0f && (c.tables.jointFlags[j[i]] & c.fallbackFlags))
+                return false;
+
+    __m512 ip[3], in[3], it[4];
+    if constexpr (kPositions || M == Method::Jacobian)
+        for (int z = 0; z < 3; ++z)
+            ip[z] = _mm512_loadu_ps(c.inP + 3 * v + 16 * z);
+    for (int z = 0; z < 3; ++z)
+        in[z] = _mm512_loadu_ps(c.inN + 3 * v + 16 * z);
+    if constexpr (kTangents)
+        for (int g = 0; g < 4; ++g)
+            it[g] = _mm512_loadu_ps(c.inT + 4 * v + 16 * g);
+
+    GroupOut o[4];
+    if (!skinGroup<M, K, kTangents, kPositions, 0>(c, v, ip, in, it, o[0]) ||
+        !skinGroup<M, K, kTangents, kPositions, 1>(c, v, ip, in, it, o[1]) ||
+        !skinGroup<M, K, kTangents, kPositions, 2>(c, v, ip, in, it, o[2]) ||
+        !skinGroup<M, K, kTangents, kPositions, 3>(c, v, ip, in, it, o[3]))
+        return false;
+
+    const Constants& k = c.k;
+    for (int z = 0; z < 3; ++z) {
+        if constexpr (kPositions)
+            _mm512_storeu_ps(c.outP + 3 * v + 16 * z, _mm512_permutex2var_ps(o[z].p, k.pack[z], o[z + 1].p));
+        _mm512_storeu_ps(c.outN + 3 * v + 16 * z, _mm512_permutex2var_ps(o[z].n, k.pack[z], o[z + 1].n));
+    }
+    if constexpr (kTangents)
+        for (int g = 0; g < 4; ++g)
+            _mm512_storeu_ps(c.outT + 4 * v + 16 * g, _mm512_mask_mov_ps(o[g].t, 0x8888, it[g])); // w copied
+    if (c.outFlags) {
+        // Lane 4q of group g's mask is vertex 4g + q's.
+        uint32_t bad = 0;
+        for (int g = 0; g < 4; ++g)
+            for (int q = 0; q < 4; ++q)
+                bad |= uint32_t((o[g].bad >> (4 * q)) & 1u) << (4 * g + q);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(c.outFlags + v),
+                         _mm_mask_blend_epi8(__mmask16(bad), _mm_set1_epi8(char(SkinFlagNone)), _mm_set1_epi8(char(SkinFlagSingular))));
+    }
+    return true;
+}
+
+template <int K>
+RS_INLINE void prefetchInputs(const Context& c, size_t u, bool tangents)
+{
+    auto lines = [](const void* start, int bytes) {
+        const char* a = static_cast<const char*>(start);
+        for (int l = 0; l < bytes; l += 64)
+            _mm_prefetch(a + l, _MM_HINT_T0);
+    };
+    lines(c.joints + K * u, 16 * K * 2);
+    lines(c.weights + K * u, 16 * K * 4);
+    lines(c.inP + 3 * u, 16 * 12);
+    lines(c.inN + 3 * u, 16 * 12);
+    if (tangents)
+        lines(c.inT + 4 * u, 16 * 16);
+}
+
+template <Method M, int K, bool kTangents, bool kPositions>
+void run(const SkinJob& job, const Context& c, size_t first, size_t last)
+{
+    size_t v = first;
+    for (; v + 16 <= last; v += 16) {
+        if (v + 16 * (kPrefetchBlocks + 1) <= last)
+            prefetchInputs<K>(c, v + 16 * kPrefetchBlocks, kTangents);
+        if (!skinBlock<M, K, kTangents, kPositions>(c, v))
+            runMethodAvx2(job, c.pal, c.tables, v, v + 16);
+    }
+    if (v < last)
+        runMethodAvx2(job, c.pal, c.tables, v, last);
+}
+
+template <Method M, int K>
+void runM(const SkinJob& job, const Context& c, size_t first, size_t last)
+{
+    const bool tangents = c.outT != nullptr, positions = c.outP != nullptr;
+    if (tangents && positions)
+        run<M, K, true, true>(job, c, first, last);
+    else if (tangents)
+        run<M, K, true, false>(job, c, first, last);
+    else if (positions)
+        run<M, K, false, true>(job, c, first, last);
+    else
+        run<M, K, false, false>(job, c, first, last);
+}
+
+template <int K>
+void runK(const SkinJob& job, const Context& c, size_t first, size_t last)
+{
+    switch (job.method) {
+    case Method::Cofactor: runM<Method::Cofactor, K>(job, c, first, last); break;
+    case Method::InverseTranspose: runM<Method::InverseTranspose, K>(job, c, first, last); break;
+    case Method::BlendInverseTranspose: runM<Method::BlendInverseTranspose, K>(job, c, first, last); break;
+    case Method::DualQuaternion: runM<Method::DualQuaternion, K>(job, c, first, last); break;
+    case Method::Jacobian: runM<Method::Jacobian, K>(job, c, first, last); break;
+    default: assert(false && "no AVX-512 kernel for this method"); break;
+    }
+}
+
+} // namespace
+
+bool hasMethodAvx512(Method m)
+{
+    return m == Method::Cofactor || m == Method::InverseTranspose || m == Method::BlendInverseTranspose ||
+           m == Method::DualQuaternion || m == Method::Jacobian;
+}
+
+void runMethodAvx512(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first, size_t last)
+{
+    assert(hasMethodAvx512(job.method));
+    const bool tangents = !job.tangents.empty() && !job.outTangents.empty();
+    uint8_t fallback = 0;
+    if (job.method == Method::BlendInverseTranspose && tables.anySingular)
+        fallback = MethodTables::Singular;
+    if (job.method == Method::DualQuaternion && (tables.anySingular || tables.anyMirrored))
+        fallback = MethodTables::Singular | MethodTables::Mirrored;
+    const Context c{constants(),
+                    pal,
+                    tables,
+                    job.joints.data(),
+                    job.weights.data(),
+                    reinterpret_cast<const float*>(job.positions.data()),
+                    reinterpret_cast<const float*>(job.normals.data()),
+                    tangents ? reinterpret_cast<const float*>(job.tangents.data()) : nullptr,
+                    job.outPositions.empty() ? nullptr : reinterpret_cast<float*>(job.outPositions.data()),
+                    reinterpret_cast<float*>(job.outNormals.data()),
+                    tangents ? reinterpret_cast<float*>(job.outTangents.data()) : nullptr,
+                    job.outFlags.empty() ? nullptr : job.outFlags.data(),
+                    job.gradients.offsets.data(),
+                    job.gradients.joints.data(),
+                    reinterpret_cast<const float*>(job.gradients.gradients.data()),
+                    fallback};
+    if (job.influencesPerVertex == 8)
+        runK<8>(job, c, first, last);
+    else
+        runK<4>(job, c, first, last);
+}
+
+} // namespace rig::detail
