@@ -41,6 +41,7 @@ private slots:
     void angleAccuracyNearZero();
     void statsNearestRankAndHistogram();
     void angularErrorsMatchDoublePrecision();
+    void angularErrorsAreTheSameBitsOnEveryPath();
     void p95IsTheNearestRankOfLargeSets();
 };
 
@@ -199,6 +200,36 @@ void TestReference::angularErrorsMatchDoublePrecision()
             QCOMPARE(e3[i], 0.0f); // exactly 0, not rounding noise
     }
     QCOMPARE(e4[17], kUndefinedError);
+}
+
+void TestReference::angularErrorsAreTheSameBitsOnEveryPath()
+{
+    // A long array runs through the 16-wide (AVX-512) and 8-wide (AVX2) loops where the CPU has them, one pair at a
+    // time through the scalar form: every angle must have the same bits either way (near 0°, near 45° — the range
+    // reduction's switch — near 90° and 180°, random, undefined).
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    const size_t n = 4099;
+    std::vector<glm::vec3> a(n), b(n);
+    for (size_t i = 0; i < n; ++i) {
+        a[i] = glm::normalize(glm::vec3(u(rng), u(rng), u(rng)));
+        const glm::vec3 side = glm::normalize(glm::cross(a[i], glm::vec3(0.3f, 0.5f, 0.8f)));
+        const float turn[] = {1e-4f, 0.3926991f, 0.7853982f, 1.5707964f, 3.1415f, 2.0f * u(rng) + 2.0f};
+        const float angle = turn[i % 6] * (1.0f + 1e-3f * u(rng));
+        b[i] = std::cos(angle) * a[i] + std::sin(angle) * side;
+    }
+    a[5] = glm::vec3(0.0f);
+    b[40] = glm::vec3(std::numeric_limits<float>::quiet_NaN());
+    std::vector<float> all(n);
+    angularErrors(a, b, all);
+    for (size_t i = 0; i < n; ++i) {
+        float one = 0.0f;
+        angularErrors(std::span(a).subspan(i, 1), std::span(b).subspan(i, 1), std::span(&one, 1));
+        QVERIFY2(std::memcmp(&one, &all[i], sizeof one) == 0,
+                 qPrintable(QStringLiteral("%1: %2 in the array, %3 alone").arg(i).arg(all[i], 0, 'g', 9).arg(one, 0, 'g', 9)));
+    }
+    QCOMPARE(all[5], kUndefinedError);
+    QCOMPARE(all[40], kUndefinedError);
 }
 
 void TestReference::p95IsTheNearestRankOfLargeSets()

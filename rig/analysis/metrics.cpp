@@ -14,13 +14,13 @@ namespace rig {
 
 namespace {
 
-/// atan(t) for t in [0, 1]: Cephes' atanf (one range reduction at tan(π/8), a degree-9 odd polynomial), branch-free
-/// so that the loops below vectorise; |error| < 2e-7 rad.
-inline float atanUnit(float t)
+/// atan(lo / hi) for 0 <= lo <= hi, hi > 0: Cephes' atanf (one range reduction at tan(π/8), a degree-9 odd
+/// polynomial) with one division — lo / hi, or (lo - hi) / (lo + hi) = (t - 1) / (t + 1) above the reduction point —
+/// branch-free, so that the loops below vectorise; |error| < 2e-7 rad.
+inline float atanRatio(float lo, float hi)
 {
-    const bool big = t > 0.41421356f;
-    const float reduced = (t - 1.0f) / (t + 1.0f); // both sides computed: a select, not a branch
-    const float x = big ? reduced : t;
+    const bool big = lo > 0.41421356f * hi;
+    const float x = (big ? lo - hi : lo) / (big ? lo + hi : hi); // selects, not branches
     const float z = x * x;
     const float p = (((8.05374449538e-2f * z - 1.38776856032e-1f) * z + 1.99777106478e-1f) * z - 3.33329491539e-1f) * z * x + x;
     return (big ? 0.78539816339744831f : 0.0f) + p;
@@ -34,8 +34,8 @@ inline float angleOrUndefined(float ax, float ay, float az, float bx, float by, 
     const float cx = ay * bz - az * by, cy = az * bx - ax * bz, cz = ax * by - ay * bx;
     const float s = std::sqrt(cx * cx + cy * cy + cz * cz), c = ax * bx + ay * by + az * bz;
     const float ac = std::fabs(c);
-    const float hi = std::max(s, ac), lo = std::min(s, ac);
-    float r = atanUnit(lo / std::max(hi, 1e-30f)); // 0 / tiny = 0 for two zero vectors (undefined anyway)
+    const float hi = std::max(std::max(s, ac), 1e-30f), lo = std::min(s, ac); // 0 / tiny = 0 for two zero vectors
+    float r = atanRatio(lo, hi);
     r = s > ac ? 1.5707963267948966f - r : r;
     r = c < 0.0f ? 3.14159265358979323846f - r : r;
     const bool defined = (la > 0.25f) & (lb > 0.25f) & (la < INFINITY) & (lb < INFINITY); // NaN compares false
@@ -73,7 +73,7 @@ __attribute__((target("avx2"))) inline void loadSoa(const float* p, int stride, 
 /// separate multiplies and adds), so that the result is bit-identical to the scalar loop, which does the tail.
 __attribute__((target("avx2"))) size_t errorsAvx2(const float* a, int sa, const float* b, int sb, float* out, size_t n)
 {
-    const __m256 quarter = _mm256_set1_ps(0.25f), inf = _mm256_set1_ps(INFINITY), one = _mm256_set1_ps(1.0f);
+    const __m256 quarter = _mm256_set1_ps(0.25f), inf = _mm256_set1_ps(INFINITY);
     const __m256 signMask = _mm256_set1_ps(-0.0f);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -88,11 +88,9 @@ __attribute__((target("avx2"))) size_t errorsAvx2(const float* a, int sa, const 
         const __m256 sn = _mm256_sqrt_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(cx, cx), _mm256_mul_ps(cy, cy)), _mm256_mul_ps(cz, cz)));
         const __m256 c = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ax, bx), _mm256_mul_ps(ay, by)), _mm256_mul_ps(az, bz));
         const __m256 ac = _mm256_andnot_ps(signMask, c);
-        const __m256 hi = _mm256_max_ps(sn, ac), lo = _mm256_min_ps(sn, ac);
-        const __m256 t = _mm256_div_ps(lo, _mm256_max_ps(hi, _mm256_set1_ps(1e-30f)));
-        const __m256 big = _mm256_cmp_ps(t, _mm256_set1_ps(0.41421356f), _CMP_GT_OQ);
-        const __m256 reduced = _mm256_div_ps(_mm256_sub_ps(t, one), _mm256_add_ps(t, one));
-        const __m256 x = _mm256_blendv_ps(t, reduced, big);
+        const __m256 hi = _mm256_max_ps(_mm256_max_ps(sn, ac), _mm256_set1_ps(1e-30f)), lo = _mm256_min_ps(sn, ac);
+        const __m256 big = _mm256_cmp_ps(lo, _mm256_mul_ps(_mm256_set1_ps(0.41421356f), hi), _CMP_GT_OQ);
+        const __m256 x = _mm256_div_ps(_mm256_blendv_ps(lo, _mm256_sub_ps(lo, hi), big), _mm256_blendv_ps(hi, _mm256_add_ps(lo, hi), big));
         const __m256 z = _mm256_mul_ps(x, x);
         __m256 p = _mm256_sub_ps(_mm256_mul_ps(_mm256_set1_ps(8.05374449538e-2f), z), _mm256_set1_ps(1.38776856032e-1f));
         p = _mm256_add_ps(_mm256_mul_ps(p, z), _mm256_set1_ps(1.99777106478e-1f));
@@ -110,6 +108,68 @@ __attribute__((target("avx2"))) size_t errorsAvx2(const float* a, int sa, const 
     return i;
 }
 
+// GCC 12 warns about its own _mm512_undefined_ps() (`__Y = __Y`) inside the intrinsics headers.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/// x, y, z of sixteen consecutive vectors: two loadSoa.
+__attribute__((target("avx512f,avx512dq,avx2"))) inline void loadSoa16(const float* p, int stride, __m512& x, __m512& y, __m512& z)
+{
+    __m256 x0, y0, z0, x1, y1, z1;
+    loadSoa(p, stride, x0, y0, z0);
+    loadSoa(p + 8 * stride, stride, x1, y1, z1);
+    x = _mm512_insertf32x8(_mm512_castps256_ps512(x0), x1, 1);
+    y = _mm512_insertf32x8(_mm512_castps256_ps512(y0), y1, 1);
+    z = _mm512_insertf32x8(_mm512_castps256_ps512(z0), z1, 1);
+}
+
+/// Sixteen vertices at a time with AVX-512, the same operations again (errorsAvx2's eight-vector loads, two per step).
+__attribute__((target("avx512f,avx512dq,avx2"))) size_t errorsAvx512(const float* a, int sa, const float* b, int sb, float* out,
+                                                                    size_t n)
+{
+    const __m512 quarter = _mm512_set1_ps(0.25f), inf = _mm512_set1_ps(INFINITY);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 ax, ay, az, bx, by, bz;
+        loadSoa16(a + i * size_t(sa), sa, ax, ay, az);
+        loadSoa16(b + i * size_t(sb), sb, bx, by, bz);
+        const __m512 la = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(ax, ax), _mm512_mul_ps(ay, ay)), _mm512_mul_ps(az, az));
+        const __m512 lb = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(bx, bx), _mm512_mul_ps(by, by)), _mm512_mul_ps(bz, bz));
+        const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(ay, bz), _mm512_mul_ps(az, by));
+        const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(az, bx), _mm512_mul_ps(ax, bz));
+        const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(ax, by), _mm512_mul_ps(ay, bx));
+        const __m512 sn = _mm512_sqrt_ps(_mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(cx, cx), _mm512_mul_ps(cy, cy)), _mm512_mul_ps(cz, cz)));
+        const __m512 c = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(ax, bx), _mm512_mul_ps(ay, by)), _mm512_mul_ps(az, bz));
+        const __m512 ac = _mm512_abs_ps(c);
+        const __m512 hi = _mm512_max_ps(_mm512_max_ps(sn, ac), _mm512_set1_ps(1e-30f)), lo = _mm512_min_ps(sn, ac);
+        const __mmask16 big = _mm512_cmp_ps_mask(lo, _mm512_mul_ps(_mm512_set1_ps(0.41421356f), hi), _CMP_GT_OQ);
+        const __m512 x = _mm512_div_ps(_mm512_mask_sub_ps(lo, big, lo, hi), _mm512_mask_add_ps(hi, big, lo, hi));
+        const __m512 z = _mm512_mul_ps(x, x);
+        __m512 p = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(8.05374449538e-2f), z), _mm512_set1_ps(1.38776856032e-1f));
+        p = _mm512_add_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(1.99777106478e-1f));
+        p = _mm512_sub_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(3.33329491539e-1f));
+        p = _mm512_add_ps(_mm512_mul_ps(_mm512_mul_ps(p, z), x), x);
+        __m512 r = _mm512_add_ps(_mm512_maskz_mov_ps(big, _mm512_set1_ps(0.78539816339744831f)), p);
+        r = _mm512_mask_sub_ps(r, _mm512_cmp_ps_mask(sn, ac, _CMP_GT_OQ), _mm512_set1_ps(1.5707963267948966f), r);
+        r = _mm512_mask_sub_ps(r, _mm512_cmp_ps_mask(c, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_set1_ps(3.14159265358979323846f), r);
+        const __mmask16 defined = _mm512_cmp_ps_mask(la, quarter, _CMP_GT_OQ) & _mm512_cmp_ps_mask(lb, quarter, _CMP_GT_OQ) &
+                                  _mm512_cmp_ps_mask(la, inf, _CMP_LT_OQ) & _mm512_cmp_ps_mask(lb, inf, _CMP_LT_OQ);
+        _mm512_storeu_ps(out + i, _mm512_mask_mul_ps(_mm512_set1_ps(kUndefinedError), defined, r, _mm512_set1_ps(57.295779513082320876f)));
+    }
+    return i;
+}
+
+#pragma GCC diagnostic pop
+
+bool haveAvx512()
+{
+    static const bool yes = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2");
+    }();
+    return yes;
+}
+
 bool haveAvx2()
 {
     static const bool yes = [] {
@@ -119,12 +179,15 @@ bool haveAvx2()
     return yes;
 }
 
-/// The loop over strides of SA / SB floats (3: vec3, 4: vec4): AVX2 where the CPU has it, the scalar form for the
-/// rest (and everywhere else), bit-identical.
+/// The loop over strides of SA / SB floats (3: vec3, 4: vec4): AVX-512 and AVX2 where the CPU has them, the scalar
+/// form for the rest (and everywhere else), bit-identical (the same IEEE operations in the same order; the file is
+/// compiled without FMA contraction).
 template <int SA, int SB>
 void errorsLoop(const float* a, const float* b, float* out, size_t n)
 {
-    size_t i = haveAvx2() ? errorsAvx2(a, SA, b, SB, out, n) : 0;
+    size_t i = haveAvx512() ? errorsAvx512(a, SA, b, SB, out, n) : 0;
+    if (haveAvx2())
+        i += errorsAvx2(a + SA * i, SA, b + SB * i, SB, out + i, n - i);
     for (; i < n; ++i)
         out[i] = angleOrUndefined(a[SA * i], a[SA * i + 1], a[SA * i + 2], b[SB * i], b[SB * i + 1], b[SB * i + 2]);
 }
@@ -162,43 +225,81 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
     // a second pass collects that bucket and nth_element finds it among a few values. Exact, O(n).
     ErrorStats s;
     constexpr int kShift = 19; // 32 - 13 bits: sign (0), exponent, 4 mantissa bits
+    constexpr size_t kBuckets = size_t(1) << (32 - kShift - 1);
+    // Four interleaved accumulators (element i goes to lane i % 4), each with its own sums and histograms: the adds
+    // and the histogram increments of consecutive elements do not wait on one another (a run of equal errors would
+    // otherwise chain every increment through memory). Merged in a fixed order: deterministic.
+    constexpr int kLanes = 4;
     thread_local std::vector<uint32_t> buckets;
-    buckets.assign(size_t(1) << (32 - kShift - 1), 0u);
-    double sum = 0.0;
-    float mx = 0.0f;
-    for (float e : errors) {
-        if (!(e >= 0.0f)) {
-            ++s.undefined;
-            continue;
-        }
-        ++s.defined;
-        sum += e;
-        mx = std::max(mx, e);
-        ++s.histogram[size_t(std::min(int(e), kHistogramBins - 1))];
+    buckets.assign(kLanes * kBuckets, 0u);
+    uint32_t hist[kLanes][kHistogramBins] = {};
+    double sum[kLanes] = {};
+    float mx[kLanes] = {};
+    size_t defined[kLanes] = {};
+    uint32_t* bucketLane[kLanes];
+    for (int l = 0; l < kLanes; ++l)
+        bucketLane[l] = buckets.data() + size_t(l) * kBuckets;
+    auto add = [&](int l, float e) {
+        if (!(e >= 0.0f))
+            return; // undefined (NaN or the negative marker): counted as the rest
+        ++defined[l];
+        sum[l] += e;
+        mx[l] = std::max(mx[l], e);
+        ++hist[l][size_t(std::min(int(e), kHistogramBins - 1))];
         uint32_t bits;
         std::memcpy(&bits, &e, 4);
-        ++buckets[bits >> kShift];
+        ++bucketLane[l][bits >> kShift];
+    };
+    const float* data = errors.data();
+    const size_t n = errors.size();
+    size_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        add(0, data[i]);
+        add(1, data[i + 1]);
+        add(2, data[i + 2]);
+        add(3, data[i + 3]);
     }
+    for (int l = 0; i < n; ++i, ++l)
+        add(l, data[i]);
+    double total = 0.0;
+    float mxAll = 0.0f;
+    for (int l = 0; l < kLanes; ++l) {
+        s.defined += defined[l];
+        total += sum[l];
+        mxAll = std::max(mxAll, mx[l]);
+        for (int h = 0; h < kHistogramBins; ++h)
+            s.histogram[size_t(h)] += hist[l][h];
+    }
+    for (int l = 1; l < kLanes; ++l)
+        for (size_t k = 0; k < kBuckets; ++k)
+            bucketLane[0][k] += bucketLane[l][k];
+    s.undefined = n - s.defined;
     if (s.defined == 0)
         return s;
-    s.max = mx;
-    s.mean = sum / double(s.defined);
+    s.max = mxAll;
+    s.mean = total / double(s.defined);
     // Nearest rank: the smallest value with at least 95% of the values at or below it.
     const size_t rank = size_t(std::ceil(0.95 * double(s.defined)));
     size_t idx = std::min(s.defined - 1, rank == 0 ? 0 : rank - 1);
     uint32_t bucket = 0;
     while (idx >= buckets[bucket])
         idx -= buckets[bucket++];
-    scratch.clear();
-    scratch.reserve(buckets[bucket]);
-    for (float e : errors) {
+    // The bucket's values, collected without a branch (a store per element, the count advanced on a match); the
+    // sign bit in the top bits keeps undefined (negative) entries out, NaN's exponent bits put it past every defined
+    // bucket.
+    if (scratch.size() < n + 1)
+        scratch.resize(std::max(n + 1, 2 * scratch.size()));
+    float* out = scratch.data();
+    size_t count = 0;
+    for (size_t k = 0; k < n; ++k) {
         uint32_t bits;
-        std::memcpy(&bits, &e, 4);
-        if (e >= 0.0f && (bits >> kShift) == bucket)
-            scratch.push_back(e);
+        std::memcpy(&bits, &data[k], 4);
+        out[count] = data[k];
+        count += (bits >> kShift) == bucket ? 1 : 0;
     }
-    std::nth_element(scratch.begin(), scratch.begin() + ptrdiff_t(idx), scratch.end());
-    s.p95 = scratch[idx];
+    assert(count == buckets[bucket]);
+    std::nth_element(out, out + ptrdiff_t(idx), out + count);
+    s.p95 = out[idx];
     return s;
 }
 

@@ -35,8 +35,8 @@ struct ErrorStats {
 };
 
 /// Statistics over the defined entries (>= 0) of errors; all zeros when none is defined. The 95th percentile is exact
-/// (nearest rank), found by a bucket count and a selection within one bucket. `scratch` holds that bucket's values;
-/// reuse it to avoid allocating.
+/// (nearest rank), found by a bucket count and a selection within one bucket. `scratch` (grown to errors.size() + 1)
+/// holds that bucket's values; reuse it to avoid allocating.
 ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch);
 ErrorStats errorStats(std::span<const float> errors);
 
