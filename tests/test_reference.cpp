@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "rig/analysis/carried.h"
 #include "rig/analysis/metrics.h"
 #include "rig/analysis/reference.h"
 
@@ -42,6 +43,7 @@ private slots:
     void statsNearestRankAndHistogram();
     void angularErrorsMatchDoublePrecision();
     void angularErrorsAreTheSameBitsOnEveryPath();
+    void carriedReferenceRotatesByTheFrameChangeOnEveryPath();
     void p95IsTheNearestRankOfLargeSets();
 };
 
@@ -230,6 +232,73 @@ void TestReference::angularErrorsAreTheSameBitsOnEveryPath()
     }
     QCOMPARE(all[5], kUndefinedError);
     QCOMPARE(all[40], kUndefinedError);
+}
+
+void TestReference::carriedReferenceRotatesByTheFrameChangeOnEveryPath()
+{
+    // Per vertex a random rotation Q takes the bind frame (t, n) to the posed one; the carried authored directions must
+    // be Q applied to them. Some vertices keep their frame (exactly the authored direction back), some lose a normal
+    // (zero) and some a tangent (the minimal rotation), in blocks of their own and mixed into others. A whole-range
+    // job (16-wide where the CPU has AVX-512) and one job per vertex (the scalar form) give the same bits.
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    const size_t n = 1000;
+    std::vector<glm::vec3> bn(n), pn(n), an(n), out(n), one(n), outT(n), oneT(n);
+    std::vector<glm::vec4> bt(n), pt(n), at(n);
+    std::vector<glm::quat> q(n);
+    for (size_t v = 0; v < n; ++v) {
+        bn[v] = glm::normalize(glm::vec3(u(rng), u(rng), u(rng)));
+        const glm::vec3 t = glm::normalize(glm::cross(bn[v], glm::vec3(0.6f, -0.3f, 0.74f)));
+        bt[v] = glm::vec4(t, 1.0f);
+        q[v] = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
+        pn[v] = q[v] * bn[v];
+        pt[v] = glm::vec4(q[v] * t, 1.0f);
+        an[v] = 2.0f * glm::normalize(bn[v] + 0.3f * glm::vec3(u(rng), u(rng), u(rng))); // not unit: normalised first
+        at[v] = glm::vec4(glm::normalize(t + 0.2f * glm::vec3(u(rng), u(rng), u(rng))), -1.0f);
+    }
+    auto special = [](size_t v) { return (v >= 160 && v < 176) || v % 37 == 5; };
+    for (size_t v = 0; v < n; ++v) {
+        if (!special(v))
+            continue;
+        switch (v % 3) {
+        case 0: pn[v] = bn[v]; pt[v] = bt[v]; q[v] = glm::quat(1, 0, 0, 0); break; // the same frame
+        case 1: pn[v] = glm::vec3(0.0f); break;                                    // no posed normal
+        default: pt[v] = glm::vec4(0.0f); break;                                   // no posed tangent
+        }
+    }
+    CarryJob job;
+    job.authoredNormals = an;
+    job.authoredTangents = at;
+    job.bindNormals = bn;
+    job.bindTangents = bt;
+    job.posedNormals = pn;
+    job.posedTangents = pt;
+    job.outNormals = out;
+    job.outTangents = outT;
+    job.run(0, n);
+    for (size_t v = 0; v < n; ++v) {
+        CarryJob single = job;
+        single.outNormals = one;
+        single.outTangents = oneT;
+        single.run(v, v + 1);
+        QVERIFY2(std::memcmp(&one[v], &out[v], sizeof(glm::vec3)) == 0 && std::memcmp(&oneT[v], &outT[v], sizeof(glm::vec3)) == 0,
+                 qPrintable(QStringLiteral("vertex %1: the whole-range job and the single-vertex job differ").arg(v)));
+        const bool lost = special(v) && v % 3 == 1, minimal = special(v) && v % 3 == 2;
+        if (lost) {
+            QCOMPARE(out[v], glm::vec3(0.0f));
+            continue;
+        }
+        if (minimal) { // the minimal rotation from bn to pn: a unit vector, perpendicular parts of bn kept
+            QVERIFY(std::fabs(glm::length(out[v]) - 1.0f) < 1e-5f);
+            continue;
+        }
+        const glm::vec3 expectN = q[v] * glm::normalize(an[v]), expectT = q[v] * glm::vec3(at[v]);
+        QVERIFY2(angleDeg(out[v], expectN) < 2e-3 && angleDeg(outT[v], expectT) < 2e-3,
+                 qPrintable(QStringLiteral("vertex %1: %2 / %3 degrees off Q applied").arg(v).arg(angleDeg(out[v], expectN))
+                                .arg(angleDeg(outT[v], expectT))));
+        if (special(v) && v % 3 == 0) // the same frame: the normalised authored direction, bit for bit
+            QCOMPARE(out[v], an[v] * (1.0f / std::sqrt(glm::dot(an[v], an[v]))));
+    }
 }
 
 void TestReference::p95IsTheNearestRankOfLargeSets()

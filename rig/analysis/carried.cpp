@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdint>
+#include <immintrin.h>
 
 #include "rig/analysis/metrics.h"
 #include "rig/model/math.h"
@@ -57,6 +59,236 @@ bool carryRotation(const glm::vec3& bindNormal, const glm::vec3& bindTangent, co
     return true;
 }
 
+namespace {
+
+/// safeNormalize with its operations spelled out ((x² + y²) + z², 1 / sqrt, then the products), the order the SIMD
+/// loop repeats.
+inline glm::vec3 unitOrZero(float x, float y, float z)
+{
+    const float len2 = (x * x + y * y) + z * z;
+    if (!(len2 >= kZeroLength2) || !(len2 < INFINITY))
+        return glm::vec3(0.0f);
+    const float inv = 1.0f / std::sqrt(len2);
+    return glm::vec3(x * inv, y * inv, z * inv);
+}
+
+inline float dot3(const glm::vec3& a, const glm::vec3& b)
+{
+    return (a.x * b.x + a.y * b.y) + a.z * b.z;
+}
+
+inline glm::vec3 cross3(const glm::vec3& a, const glm::vec3& b)
+{
+    return glm::vec3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+
+/// R x = F_p (F_bᵀ x), F = (t, n × t, n): three dots, then three scaled columns summed in order.
+inline glm::vec3 carryFrames(const glm::vec3& bn, const glm::vec3& bt, const glm::vec3& bb, const glm::vec3& pn,
+                             const glm::vec3& pt, const glm::vec3& pb, const glm::vec3& x)
+{
+    const float y0 = dot3(bt, x), y1 = dot3(bb, x), y2 = dot3(bn, x);
+    return glm::vec3((pt.x * y0 + pb.x * y1) + pn.x * y2, (pt.y * y0 + pb.y * y1) + pn.y * y2,
+                     (pt.z * y0 + pb.z * y1) + pn.z * y2);
+}
+
+/// One vertex of CarryJob::run: the definition (carryRotation), with the frame product applied as F_p (F_bᵀ x).
+inline void carryVertex(const CarryJob& job, size_t v, bool tangents)
+{
+    const glm::vec3 bn = job.bindNormals[v], pn = job.posedNormals[v];
+    const glm::vec3 bt = job.bindTangents.empty() ? glm::vec3(0.0f) : glm::vec3(job.bindTangents[v]);
+    const glm::vec3 pt = job.posedTangents.empty() ? glm::vec3(0.0f) : glm::vec3(job.posedTangents[v]);
+    const glm::vec3 an = job.authoredNormals[v];
+    const glm::vec3 a = unitOrZero(an.x, an.y, an.z);
+    glm::vec3 at(0.0f);
+    if (tangents)
+        at = unitOrZero(job.authoredTangents[v].x, job.authoredTangents[v].y, job.authoredTangents[v].z);
+    if (!isDefined(bn) || !isDefined(pn)) {
+        job.outNormals[v] = glm::vec3(0.0f);
+        if (tangents)
+            job.outTangents[v] = glm::vec3(0.0f);
+        return;
+    }
+    if (bn == pn && bt == pt) { // the same frame (the bind pose itself): exactly the identity
+        job.outNormals[v] = a;
+        if (tangents)
+            job.outTangents[v] = at;
+        return;
+    }
+    if (isDefined(bt) && isDefined(pt)) {
+        const glm::vec3 bb = cross3(bn, bt), pb = cross3(pn, pt);
+        job.outNormals[v] = carryFrames(bn, bt, bb, pn, pt, pb, a);
+        if (tangents)
+            job.outTangents[v] = carryFrames(bn, bt, bb, pn, pt, pb, at);
+        return;
+    }
+    glm::mat3 r;
+    carryRotation(bn, bt, pn, pt, r);
+    job.outNormals[v] = r * a;
+    if (tangents)
+        job.outTangents[v] = r * at;
+}
+
+// GCC 12 warns about its own _mm512_undefined_ps() (`__Y = __Y`) inside the intrinsics headers.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#define RS_AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
+
+struct V3 {
+    __m512 x, y, z;
+};
+
+struct SoaConstants {
+    __m512i from3[3][2]; // component c of 16 vec3: two-step gather from the three zmm of 48 floats
+    __m512i from4;       // component c = 0 of 8 vec4 in two zmm (add c)
+    __m512i to3[3][2];   // output zmm k of 48 floats from x, y (step 0) then z (step 1)
+};
+
+RS_AVX512 SoaConstants makeSoaConstants()
+{
+    SoaConstants k;
+    alignas(64) int32_t a[16], b[16];
+    for (int c = 0; c < 3; ++c) {
+        // Step 0 from zmm 0 and 1 (floats 0..31), step 1 the rest from zmm 2 (floats 32..47 as 16..31).
+        for (int i = 0; i < 16; ++i) {
+            const int f = 3 * i + c;
+            a[i] = f < 32 ? f : 0;
+            b[i] = f < 32 ? i : 16 + (f - 32);
+        }
+        k.from3[c][0] = _mm512_load_si512(a);
+        k.from3[c][1] = _mm512_load_si512(b);
+    }
+    for (int i = 0; i < 16; ++i)
+        a[i] = 4 * (i % 8);
+    k.from4 = _mm512_load_si512(a);
+    for (int z = 0; z < 3; ++z) {
+        for (int i = 0; i < 16; ++i) {
+            const int f = 16 * z + i, v = f / 3, c = f % 3;
+            a[i] = c == 0 ? v : c == 1 ? 16 + v : 0;
+            b[i] = c == 2 ? 16 + v : i;
+        }
+        k.to3[z][0] = _mm512_load_si512(a);
+        k.to3[z][1] = _mm512_load_si512(b);
+    }
+    return k;
+}
+
+RS_AVX512 inline V3 load3(const SoaConstants& k, const float* p)
+{
+    const __m512 z0 = _mm512_loadu_ps(p), z1 = _mm512_loadu_ps(p + 16), z2 = _mm512_loadu_ps(p + 32);
+    __m512 c[3];
+    for (int i = 0; i < 3; ++i)
+        c[i] = _mm512_permutex2var_ps(_mm512_permutex2var_ps(z0, k.from3[i][0], z1), k.from3[i][1], z2);
+    return {c[0], c[1], c[2]};
+}
+
+RS_AVX512 inline V3 load4(const SoaConstants& k, const float* p)
+{
+    const __m512 z0 = _mm512_loadu_ps(p), z1 = _mm512_loadu_ps(p + 16), z2 = _mm512_loadu_ps(p + 32), z3 = _mm512_loadu_ps(p + 48);
+    __m512 c[3];
+    for (int i = 0; i < 3; ++i) {
+        const __m512i idx = _mm512_add_epi32(k.from4, _mm512_set1_epi32(i));
+        c[i] = _mm512_shuffle_f32x4(_mm512_permutex2var_ps(z0, idx, z1), _mm512_permutex2var_ps(z2, idx, z3), _MM_SHUFFLE(1, 0, 1, 0));
+    }
+    return {c[0], c[1], c[2]};
+}
+
+RS_AVX512 inline void store3(const SoaConstants& k, float* p, const V3& v)
+{
+    for (int z = 0; z < 3; ++z)
+        _mm512_storeu_ps(p + 16 * z, _mm512_permutex2var_ps(_mm512_permutex2var_ps(v.x, k.to3[z][0], v.y), k.to3[z][1], v.z));
+}
+
+RS_AVX512 inline __m512 dot(const V3& a, const V3& b)
+{
+    return _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(a.x, b.x), _mm512_mul_ps(a.y, b.y)), _mm512_mul_ps(a.z, b.z));
+}
+
+RS_AVX512 inline V3 cross(const V3& a, const V3& b)
+{
+    return {_mm512_sub_ps(_mm512_mul_ps(a.y, b.z), _mm512_mul_ps(a.z, b.y)),
+            _mm512_sub_ps(_mm512_mul_ps(a.z, b.x), _mm512_mul_ps(a.x, b.z)),
+            _mm512_sub_ps(_mm512_mul_ps(a.x, b.y), _mm512_mul_ps(a.y, b.x))};
+}
+
+RS_AVX512 inline __mmask16 defined(const V3& v)
+{
+    const __m512 len2 = dot(v, v);
+    return _mm512_cmp_ps_mask(len2, _mm512_set1_ps(0.25f), _CMP_GT_OQ) & _mm512_cmp_ps_mask(len2, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+}
+
+RS_AVX512 inline V3 unitOrZero(const V3& v)
+{
+    const __m512 len2 = dot(v, v);
+    const __mmask16 ok = _mm512_cmp_ps_mask(len2, _mm512_set1_ps(kZeroLength2), _CMP_GE_OQ) &
+                         _mm512_cmp_ps_mask(len2, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+    const __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(len2));
+    return {_mm512_maskz_mul_ps(ok, v.x, inv), _mm512_maskz_mul_ps(ok, v.y, inv), _mm512_maskz_mul_ps(ok, v.z, inv)};
+}
+
+RS_AVX512 inline __mmask16 equal(const V3& a, const V3& b)
+{
+    return _mm512_cmp_ps_mask(a.x, b.x, _CMP_EQ_OQ) & _mm512_cmp_ps_mask(a.y, b.y, _CMP_EQ_OQ) & _mm512_cmp_ps_mask(a.z, b.z, _CMP_EQ_OQ);
+}
+
+/// carryFrames for 16 lanes, then the identity where `same`, zero outside `keep`.
+RS_AVX512 inline V3 carry(const V3& bn, const V3& bt, const V3& bb, const V3& pn, const V3& pt, const V3& pb, const V3& x,
+                          __mmask16 same, __mmask16 keep)
+{
+    const __m512 y0 = dot(bt, x), y1 = dot(bb, x), y2 = dot(bn, x);
+    auto column = [&](__m512 t, __m512 b, __m512 n, __m512 xi) RS_AVX512 {
+        const __m512 r = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(t, y0), _mm512_mul_ps(b, y1)), _mm512_mul_ps(n, y2));
+        return _mm512_maskz_mov_ps(keep, _mm512_mask_mov_ps(r, same, xi));
+    };
+    return {column(pt.x, pb.x, pn.x, x.x), column(pt.y, pb.y, pn.y, x.y), column(pt.z, pb.z, pn.z, x.z)};
+}
+
+/// [first, last) 16 vertices at a time where every vertex of a block takes the frame product, the identity or no
+/// rotation at all (the minimal-rotation vertices send their block to carryVertex); returns where it stopped.
+RS_AVX512 size_t carryAvx512(const CarryJob& job, size_t first, size_t last, bool tangents)
+{
+    static const SoaConstants k = makeSoaConstants();
+    const float* bnP = &job.bindNormals.data()->x;
+    const float* pnP = &job.posedNormals.data()->x;
+    const float* btP = &job.bindTangents.data()->x;
+    const float* ptP = &job.posedTangents.data()->x;
+    const float* anP = &job.authoredNormals.data()->x;
+    const float* atP = tangents ? &job.authoredTangents.data()->x : nullptr;
+    float* onP = &job.outNormals.data()->x;
+    float* otP = tangents ? &job.outTangents.data()->x : nullptr;
+    size_t v = first;
+    for (; v + 16 <= last; v += 16) {
+        const V3 bn = load3(k, bnP + 3 * v), pn = load3(k, pnP + 3 * v);
+        const V3 bt = load4(k, btP + 4 * v), pt = load4(k, ptP + 4 * v);
+        const __mmask16 keep = defined(bn) & defined(pn);
+        const __mmask16 same = equal(bn, pn) & equal(bt, pt);
+        const __mmask16 frames = defined(bt) & defined(pt);
+        if ((keep & ~same & ~frames) != 0) { // a minimal rotation in this block
+            for (size_t u = v; u < v + 16; ++u)
+                carryVertex(job, u, tangents);
+            continue;
+        }
+        const V3 bb = cross(bn, bt), pb = cross(pn, pt);
+        store3(k, onP + 3 * v, carry(bn, bt, bb, pn, pt, pb, unitOrZero(load3(k, anP + 3 * v)), same, keep));
+        if (tangents)
+            store3(k, otP + 3 * v, carry(bn, bt, bb, pn, pt, pb, unitOrZero(load4(k, atP + 4 * v)), same, keep));
+    }
+    return v;
+}
+
+#pragma GCC diagnostic pop
+
+bool haveAvx512()
+{
+    static const bool yes = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2");
+    }();
+    return yes;
+}
+
+} // namespace
+
 void CarryJob::run(size_t first, size_t last) const
 {
     const size_t n = authoredNormals.size();
@@ -64,20 +296,12 @@ void CarryJob::run(size_t first, size_t last) const
     const bool tangents = !outTangents.empty();
     assert(!tangents || (authoredTangents.size() == n && bindTangents.size() == n && posedTangents.size() == n));
     last = std::min(last, n);
-    for (size_t v = first; v < last; ++v) {
-        const glm::vec3 bt = bindTangents.empty() ? glm::vec3(0.0f) : glm::vec3(bindTangents[v]);
-        const glm::vec3 pt = posedTangents.empty() ? glm::vec3(0.0f) : glm::vec3(posedTangents[v]);
-        glm::mat3 r;
-        if (!carryRotation(bindNormals[v], bt, posedNormals[v], pt, r)) {
-            outNormals[v] = glm::vec3(0.0f);
-            if (tangents)
-                outTangents[v] = glm::vec3(0.0f);
-            continue;
-        }
-        outNormals[v] = r * safeNormalize(authoredNormals[v]);
-        if (tangents)
-            outTangents[v] = r * safeNormalize(glm::vec3(authoredTangents[v]));
-    }
+    size_t v = first;
+    // The 16-wide loop needs both rebuilt tangents (else every vertex takes the minimal rotation).
+    if (first < last && haveAvx512() && bindTangents.size() == n && posedTangents.size() == n)
+        v = carryAvx512(*this, first, last, tangents);
+    for (; v < last; ++v)
+        carryVertex(*this, v, tangents);
 }
 
 } // namespace rig
