@@ -45,6 +45,7 @@ private slots:
     void angularErrorsAreTheSameBitsOnEveryPath();
     void carriedReferenceRotatesByTheFrameChangeOnEveryPath();
     void p95IsTheNearestRankOfLargeSets();
+    void histogramBinsMatchADirectCountAtEveryBoundary();
 };
 
 void TestReference::quadNormalAndTangent()
@@ -299,6 +300,31 @@ void TestReference::carriedReferenceRotatesByTheFrameChangeOnEveryPath()
         if (special(v) && v % 3 == 0) // the same frame: the normalised authored direction, bit for bit
             QCOMPARE(out[v], an[v] * (1.0f / std::sqrt(glm::dot(an[v], an[v]))));
     }
+}
+
+void TestReference::histogramBinsMatchADirectCountAtEveryBoundary()
+{
+    // Every integer from 0 to 180, the floats just below and above it, zero, a denormal, random values and undefined
+    // entries: each 1° bin (the last one open-ended) counted directly against errorStats' histogram, whose bins below
+    // 32° come from its bucket counts and the others from a count per value.
+    std::vector<float> e = {0.0f, 1e-40f, kUndefinedError};
+    for (int k = 0; k <= 180; ++k) {
+        e.push_back(float(k));
+        e.push_back(std::nextafter(float(k), 0.0f));
+        e.push_back(std::nextafter(float(k), 1000.0f));
+    }
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<float> u(0.0f, 180.0f);
+    for (int i = 0; i < 5000; ++i)
+        e.push_back(i % 3 ? u(rng) / 6.0f : u(rng));
+    std::array<uint32_t, kHistogramBins> expect{};
+    for (float x : e)
+        if (x >= 0.0f)
+            ++expect[size_t(std::min(int(x), kHistogramBins - 1))];
+    const ErrorStats s = errorStats(e);
+    for (int b = 0; b < kHistogramBins; ++b)
+        QVERIFY2(s.histogram[size_t(b)] == expect[size_t(b)],
+                 qPrintable(QStringLiteral("bin %1: %2, counted %3").arg(b).arg(s.histogram[size_t(b)]).arg(expect[size_t(b)])));
 }
 
 void TestReference::p95IsTheNearestRankOfLargeSets()

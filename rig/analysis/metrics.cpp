@@ -159,6 +159,22 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t errorsAvx512(const float
     return i;
 }
 
+/// The values of data[0, n) whose bits >> shift equal `bucket`, appended at out + count (16 at a time: whole-register
+/// stores past the count, so `out` needs 16 floats of room beyond the bucket's size); returns where it stopped.
+__attribute__((target("avx512f,avx512dq,avx2"))) size_t collectBucketAvx512(const float* data, size_t n, uint32_t bucket, int shift,
+                                                                           float* out, size_t& count)
+{
+    const __m512i want = _mm512_set1_epi32(int(bucket));
+    size_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        const __m512 v = _mm512_loadu_ps(data + k);
+        const __mmask16 m = _mm512_cmpeq_epi32_mask(_mm512_srli_epi32(_mm512_castps_si512(v), unsigned(shift)), want);
+        _mm512_storeu_ps(out + count, _mm512_maskz_compress_ps(m, v));
+        count += size_t(__builtin_popcount(m));
+    }
+    return k;
+}
+
 #pragma GCC diagnostic pop
 
 bool haveAvx512()
@@ -230,6 +246,8 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
     // and the histogram increments of consecutive elements do not wait on one another (a run of equal errors would
     // otherwise chain every increment through memory). Merged in a fixed order: deterministic.
     constexpr int kLanes = 4;
+    constexpr float kExactBinsBelow = 32.0f;
+    static_assert(kHistogramBins > 32, "the bins below 32 come from the buckets");
     thread_local std::vector<uint32_t> buckets;
     buckets.assign(kLanes * kBuckets, 0u);
     uint32_t hist[kLanes][kHistogramBins] = {};
@@ -245,7 +263,8 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
         ++defined[l];
         sum[l] += e;
         mx[l] = std::max(mx[l], e);
-        ++hist[l][size_t(std::min(int(e), kHistogramBins - 1))];
+        if (e >= kExactBinsBelow) // below, the buckets give the 1° bins (after the loop)
+            ++hist[l][size_t(std::min(int(e), kHistogramBins - 1))];
         uint32_t bits;
         std::memcpy(&bits, &e, 4);
         ++bucketLane[l][bits >> kShift];
@@ -273,6 +292,16 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
     for (int l = 1; l < kLanes; ++l)
         for (size_t k = 0; k < kBuckets; ++k)
             bucketLane[0][k] += bucketLane[l][k];
+    // Below 32 a bucket (4 mantissa bits: width 2^(exponent - 4) <= 1) lies within one 1° bin, so the bins there are
+    // sums of whole buckets: bucket b holds [value of the bits b << kShift, next bucket's value).
+    for (uint32_t b = 0; b < kBuckets; ++b) {
+        const uint32_t lowBits = b << kShift;
+        float low;
+        std::memcpy(&low, &lowBits, 4);
+        if (!(low < kExactBinsBelow))
+            break;
+        s.histogram[size_t(int(low))] += bucketLane[0][b];
+    }
     s.undefined = n - s.defined;
     if (s.defined == 0)
         return s;
@@ -287,11 +316,12 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
     // The bucket's values, collected without a branch (a store per element, the count advanced on a match); the
     // sign bit in the top bits keeps undefined (negative) entries out, NaN's exponent bits put it past every defined
     // bucket.
-    if (scratch.size() < n + 1)
-        scratch.resize(std::max(n + 1, 2 * scratch.size()));
+    if (scratch.size() < n + 16)
+        scratch.resize(std::max(n + 16, 2 * scratch.size()));
     float* out = scratch.data();
     size_t count = 0;
-    for (size_t k = 0; k < n; ++k) {
+    size_t k = haveAvx512() ? collectBucketAvx512(data, n, bucket, kShift, out, count) : 0;
+    for (; k < n; ++k) {
         uint32_t bits;
         std::memcpy(&bits, &data[k], 4);
         out[count] = data[k];

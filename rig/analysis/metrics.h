@@ -35,7 +35,7 @@ struct ErrorStats {
 };
 
 /// Statistics over the defined entries (>= 0) of errors; all zeros when none is defined. The 95th percentile is exact
-/// (nearest rank), found by a bucket count and a selection within one bucket. `scratch` (grown to errors.size() + 1)
+/// (nearest rank), found by a bucket count and a selection within one bucket. `scratch` (grown to errors.size() + 16)
 /// holds that bucket's values; reuse it to avoid allocating.
 ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch);
 ErrorStats errorStats(std::span<const float> errors);
