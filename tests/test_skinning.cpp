@@ -40,14 +40,15 @@ const MethodFrames& frames(const Run& r, Method m, size_t mesh = 0) { return r.e
 
 constexpr double kRad = 180.0 / 3.14159265358979323846;
 
-// A benchmark rig in a random pose with some scale, its palette, and a linear job reading its bind-space inputs.
+// A benchmark rig in a random pose with some scale (none when `rigid`), its palette, and a linear job reading its
+// bind-space inputs.
 struct PosedJob {
     Rig rig;
     RigRuntime runtime;
     std::vector<JointFrame> palette;
     SkinJob job;
 
-    PosedJob(size_t vertices, int joints, int k, unsigned seed)
+    PosedJob(size_t vertices, int joints, int k, unsigned seed, bool rigid = false)
     {
         rig = makeBenchmarkRig(vertices, joints, k);
         runtime = buildRuntime(rig, k);
@@ -56,7 +57,9 @@ struct PosedJob {
         Pose pose;
         for (const Node& n : rig.skeleton.nodes) {
             pose.joints[n.name].rotateDeg = glm::vec3(u(rng), u(rng), u(rng));
-            pose.joints[n.name].scale = glm::vec3(1.0f + u(rng) / 200.0f, 1.0f, 1.0f - u(rng) / 300.0f);
+            const glm::vec3 scale(1.0f + u(rng) / 200.0f, 1.0f, 1.0f - u(rng) / 300.0f);
+            if (!rigid)
+                pose.joints[n.name].scale = scale;
             pose.joints[n.name].translate = glm::vec3(u(rng), u(rng), u(rng)) / 100.0f;
         }
         auto resolved = resolvePose(rig, pose);
@@ -787,8 +790,9 @@ void TestSkinning::methodKernelsMatchScalar_data()
     QTest::addColumn<bool>("tangents");
     QTest::addColumn<bool>("positions");
     QTest::addColumn<bool>("hostile");
+    QTest::addColumn<bool>("rigid");
     if (!linearKernelAvailable(LinearKernel::Avx2))
-        QTest::newRow("none") << -1 << -1 << 4 << true << true << false;
+        QTest::newRow("none") << -1 << -1 << 4 << true << true << false << false;
     else
         for (Method m : {Method::PositionsOnly, Method::BlendInverseTranspose, Method::InverseTranspose, Method::Cofactor,
                          Method::DualQuaternion, Method::Jacobian})
@@ -803,7 +807,11 @@ void TestSkinning::methodKernelsMatchScalar_data()
                                                          " K=" + std::to_string(k) + (tangents ? "" : " no tangents") +
                                                          (positions ? "" : " frames only") +
                                                          (hostile ? " singular+mirrored+NaN" : "");
-                                QTest::newRow(name.c_str()) << int(kernel) << int(m) << k << tangents << positions << hostile;
+                                QTest::newRow(name.c_str()) << int(kernel) << int(m) << k << tangents << positions << hostile << false;
+                                // Joints that only rotate and translate: the dual-quaternion kernels' unit-stretch path.
+                                if (m == Method::DualQuaternion && !hostile)
+                                    QTest::newRow((name + " rigid joints").c_str())
+                                        << int(kernel) << int(m) << k << tangents << positions << hostile << true;
                             }
 }
 
@@ -817,9 +825,10 @@ void TestSkinning::methodKernelsMatchScalar()
     QFETCH(bool, tangents);
     QFETCH(bool, positions);
     QFETCH(bool, hostile);
+    QFETCH(bool, rigid);
     if (method < 0)
         QSKIP("this CPU has no AVX2+FMA: only the scalar path exists");
-    PosedJob pj(20000, 30, k, 13);
+    PosedJob pj(20000, 30, k, 13, rigid);
     if (hostile)
         pj.makeHostile();
     pj.job.method = Method(method);

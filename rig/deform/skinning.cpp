@@ -332,8 +332,13 @@ bool buildMethodTables(std::span<const JointFrame> palette, Method m, MethodTabl
         float* dq = b.dq.data();
         while (reinterpret_cast<uintptr_t>(dq) % 32)
             ++dq;
+        out.unitStretch = true;
         for (size_t i = 0; i < n; ++i) {
             put3x3(palette[i].stretch, b.stretch[i]);
+            for (int c = 0; c < 3; ++c)
+                for (int r = 0; r < 3; ++r)
+                    out.unitStretch = out.unitStretch &&
+                                      std::fabs(palette[i].stretch[c][r] - (c == r ? 1.0f : 0.0f)) <= kUnitStretchTolerance;
             const glm::quat& r = palette[i].dq.real;
             const glm::quat& d = palette[i].dq.dual;
             const float q[8] = {r.x, r.y, r.z, r.w, d.x, d.y, d.z, d.w};

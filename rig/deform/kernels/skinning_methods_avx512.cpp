@@ -27,6 +27,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <cstring>
@@ -43,6 +44,7 @@ namespace {
 struct Constants {
     __m512i spread3[4][3]; // group g, component c: lane l <- float (o_g + 3 (l / 4) + c) of the block's 3-float data
     __m512i spread4[3];    // component c: lane l <- float (4 (l / 4) + c)
+    __m512i vectors3[4];   // group g: lane 4q + c <- float (o_g + 3 q + c) (lane 4q + 3: masked to 0 after)
     __m512i pack[3];       // 4 x (x y z _) -> 12-float stride, output zmm 0..2
     __m512i weight4[4];    // K = 4, slot i: lane l <- weight (4 (l / 4) + i) of the group
     __m512i weight8[8];    // K = 8, slot i: lane l <- weight (8 (l / 4) + i) of the group (two sources)
@@ -63,6 +65,11 @@ Constants makeConstants()
         for (int l = 0; l < 16; ++l)
             idx[l] = 4 * (l / 4) + c;
         k.spread4[c] = _mm512_load_si512(idx);
+    }
+    for (int g = 0; g < 4; ++g) {
+        for (int l = 0; l < 16; ++l)
+            idx[l] = offset[g] + 3 * (l / 4) + std::min(l % 4, 2);
+        k.vectors3[g] = _mm512_load_si512(idx);
     }
     for (int z = 0; z < 3; ++z) {
         for (int f = 0; f < 16; ++f) {
@@ -184,6 +191,13 @@ RS_INLINE __m512 spread3(const __m512 (&d)[3], __m512i idx)
         return _mm512_permutexvar_ps(idx, d[2]);
 }
 
+/// The group's four 3-float vectors as (x y z 0) per 128-bit lane.
+template <int G>
+RS_INLINE __m512 vectors(const Constants& k, const __m512 (&d)[3])
+{
+    return _mm512_maskz_mov_ps(0x7777, spread3<G>(d, k.vectors3[G]));
+}
+
 /// Everything one run reads.
 struct Context {
     const Constants& k;
@@ -281,18 +295,33 @@ RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], con
         real = _mm512_mul_ps(real, inv);
         dual = _mm512_mul_ps(dual, inv);
         const __m512 u = _mm512_maskz_mov_ps(0x7777, real), ud = _mm512_maskz_mov_ps(0x7777, dual);
+        const __m512 uyzx = yzx(u); // shared by every u × x below
         const __m512 rw = _mm512_permute_ps(real, 0xFF), dw = _mm512_permute_ps(dual, 0xFF);
         const __m512 two = _mm512_set1_ps(2.0f);
+        auto crossU = [&](__m512 x) { return yzx(_mm512_fmsub_ps(u, yzx(x), _mm512_mul_ps(uyzx, x))); };
         auto rotate = [&](__m512 x) {
-            const __m512 t = _mm512_mul_ps(two, cross(u, x));
-            return _mm512_add_ps(_mm512_fmadd_ps(rw, t, x), cross(u, t));
+            const __m512 t = _mm512_mul_ps(two, crossU(x));
+            return _mm512_add_ps(_mm512_fmadd_ps(rw, t, x), crossU(t));
         };
+        // translation = 2 vec(dual conj(real)) = 2 (rw ud - dw u + u × ud)
+        auto translation = [&] { return _mm512_mul_ps(two, _mm512_add_ps(_mm512_fmsub_ps(rw, ud, _mm512_mul_ps(dw, u)), crossU(ud))); };
+        if (c.tables.unitStretch) {
+            // S = (Σ w) I: S p = (Σ w) p, cof(S) n = (Σ w)² n, S t = (Σ w) t.
+            __m512 sw = weight(0);
+            for (int i = 1; i < K; ++i)
+                sw = _mm512_add_ps(sw, weight(i));
+            if constexpr (kPositions)
+                o.p = _mm512_add_ps(rotate(_mm512_mul_ps(sw, vectors<G>(k, ip))), translation());
+            o.n = _mm512_mul_ps(_mm512_mul_ps(sw, sw), rotate(vectors<G>(k, in)));
+            if constexpr (kTangents)
+                o.t = _mm512_mul_ps(sw, rotate(_mm512_maskz_mov_ps(0x7777, it[G])));
+            normalizePair(o.n, o.t);
+            return true;
+        }
         const Columns s = blendGroup<K>(c.tables.stretch, j, w);
         if constexpr (kPositions) {
             const Spread<G> p(k, ip);
-            // translation = 2 vec(dual conj(real)) = 2 (rw ud - dw u + u × ud)
-            const __m512 tr = _mm512_mul_ps(two, _mm512_add_ps(_mm512_fmsub_ps(rw, ud, _mm512_mul_ps(dw, u)), cross(u, ud)));
-            o.p = _mm512_add_ps(rotate(s.dir(p.x, p.y, p.z)), tr);
+            o.p = _mm512_add_ps(rotate(s.dir(p.x, p.y, p.z)), translation());
         }
         o.n = rotate(s.cofactorTimes(n.x, n.y, n.z));
         if constexpr (kTangents)
