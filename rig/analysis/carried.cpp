@@ -130,8 +130,10 @@ inline void carryVertex(const CarryJob& job, size_t v, bool tangents)
 
 // GCC 12 warns about its own _mm512_undefined_ps() (`__Y = __Y`) inside the intrinsics headers.
 #pragma GCC diagnostic push
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #define RS_AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
 
 struct V3 {

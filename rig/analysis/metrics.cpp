@@ -110,8 +110,10 @@ __attribute__((target("avx2"))) size_t errorsAvx2(const float* a, int sa, const 
 
 // GCC 12 warns about its own _mm512_undefined_ps() (`__Y = __Y`) inside the intrinsics headers.
 #pragma GCC diagnostic push
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /// x, y, z of sixteen consecutive vectors: two loadSoa.
 __attribute__((target("avx512f,avx512dq,avx2"))) inline void loadSoa16(const float* p, int stride, __m512& x, __m512& y, __m512& z)
 {

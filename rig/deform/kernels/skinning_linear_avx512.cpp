@@ -11,8 +11,10 @@
 // [first, last) is touched. Inputs are prefetched 8 blocks ahead. No allocation, no call per vertex.
 
 // GCC 12 warns about its own _mm512_undefined_ps() (`__Y = __Y`) inside the intrinsics headers at -O3.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <cstdint>

@@ -42,11 +42,6 @@ RS_INLINE __m128 cross3(__m128 a, __m128 b)
     return _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 0, 2, 1));
 }
 
-RS_INLINE float dot3(__m128 a, __m128 b)
-{
-    return _mm_cvtss_f32(_mm_dp_ps(a, b, 0x71));
-}
-
 /// v / |v| (rsqrt + Newton), or 0 when |v|² < kZeroLength2 or not finite (lane 3 of v must be 0).
 RS_INLINE __m128 normalize3(__m128 v)
 {
