@@ -462,7 +462,14 @@ int runBench(int argc, char** argv)
                 skinRates([k](const rig::SkinJob& part) { rig::runLinearKernel(part, k); }));
         }
     }
-    // The other methods' scalar path, for comparison.
+    // The other methods' AVX2 kernels where AVX-512 ran (what AVX2-only machines run), and their scalar path.
+    for (rig::Method m : methodList.value()) {
+        if (m == rig::Method::Linear || m == rig::Method::Rebuilt || rig::methodKernel(m) != rig::LinearKernel::Avx512)
+            continue;
+        job.method = m;
+        row(std::string(rig::methodId(m)) + " (" + std::string(rig::linearKernelName(rig::LinearKernel::Avx2)) + ")",
+            skinRates([](const rig::SkinJob& part) { rig::runMethodKernel(part, rig::LinearKernel::Avx2); }));
+    }
     for (rig::Method m : methodList.value()) {
         if (m == rig::Method::Linear || m == rig::Method::Rebuilt || rig::methodKernel(m) == rig::LinearKernel::Scalar)
             continue;

@@ -88,6 +88,73 @@ RS_INLINE Affine34 blend(const PaletteMatrix* pal, const uint16_t* j, const floa
             _mm256_extractf128_ps(a23, 1)};
 }
 
+// ---- Two vertices per 256-bit register (cofactor, inverse-transpose, blend-inverse-transpose): vertex a in the low
+// 128-bit lane, vertex b in the high one, every 3-vector step of the one-vertex code above done for both at once with
+// the same operations in the same order (dp_ps, the in-lane shuffles and the FMAs work per 128-bit lane), so that a
+// pair gives the bits the one-vertex path gives.
+
+template <int K>
+RS_INLINE void blendHalves(const PaletteMatrix* pal, const uint16_t* j, const float* w, __m256& a01, __m256& a23)
+{
+    __m256 w0 = _mm256_broadcast_ss(w);
+    a01 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m));
+    a23 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m + 8));
+    for (int i = 1; i < K; ++i) {
+        const __m256 wi = _mm256_broadcast_ss(w + i);
+        a01 = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[j[i]].m), a01);
+        a23 = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[j[i]].m + 8), a23);
+    }
+}
+
+RS_INLINE __m256 yzx8(__m256 a)
+{
+    return _mm256_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1));
+}
+
+RS_INLINE __m256 cross8(__m256 a, __m256 b)
+{
+    const __m256 c = _mm256_fmsub_ps(a, yzx8(b), _mm256_mul_ps(yzx8(a), b));
+    return yzx8(c);
+}
+
+RS_INLINE __m256 normalize8(__m256 v)
+{
+    const __m256 len2 = _mm256_dp_ps(v, v, 0x7F);
+    const __m256 r0 = _mm256_rsqrt_ps(len2);
+    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0),
+                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
+    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
+                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    return _mm256_and_ps(_mm256_mul_ps(v, r), ok);
+}
+
+/// Per 128-bit lane (x, y, z, 0) of two 3-float vectors at p and p + 3.
+RS_INLINE __m256 pair3(const float* p)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(load3(p)), load3(p + 3), 1);
+}
+
+/// Two vertices' blended 3x4 matrices as columns: c_k = (column k of a | column k of b).
+struct Pair34 {
+    __m256 c0, c1, c2, t;
+    RS_INLINE __m256 dir(__m256 v) const
+    {
+        return _mm256_fmadd_ps(c2, _mm256_shuffle_ps(v, v, 0xAA),
+                               _mm256_fmadd_ps(c1, _mm256_shuffle_ps(v, v, 0x55), _mm256_mul_ps(c0, _mm256_shuffle_ps(v, v, 0x00))));
+    }
+    RS_INLINE __m256 point(__m256 p) const { return _mm256_add_ps(dir(p), t); }
+};
+
+template <int K>
+RS_INLINE Pair34 blendPair(const PaletteMatrix* pal, const uint16_t* j, const float* w)
+{
+    __m256 a01, a23, b01, b23;
+    blendHalves<K>(pal, j, w, a01, a23);
+    blendHalves<K>(pal, j + K, w + K, b01, b23);
+    return {_mm256_permute2f128_ps(a01, b01, 0x20), _mm256_permute2f128_ps(a01, b01, 0x31),
+            _mm256_permute2f128_ps(a23, b23, 0x20), _mm256_permute2f128_ps(a23, b23, 0x31)};
+}
+
 /// The outputs of one range: 3-float stores that may spill into the next vertex except at the range's end.
 struct Writer {
     float* p;
@@ -115,6 +182,75 @@ struct Writer {
             flags[v] = f;
     }
 };
+
+/// Cofactor, inverse-transpose and blend-inverse-transpose two vertices at a time from `first`; returns where it
+/// stopped (an odd last vertex is left to the one-vertex loop).
+template <Method M, int K>
+size_t runPairs(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, const Writer& out, size_t first,
+                size_t last)
+{
+    const uint16_t* joints = job.joints.data();
+    const float* weights = job.weights.data();
+    const float* inP = reinterpret_cast<const float*>(job.positions.data());
+    const float* inN = reinterpret_cast<const float*>(job.normals.data());
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 keep3 = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
+    size_t v = first;
+    for (; v + 2 <= last; v += 2) {
+        const uint16_t* j = joints + K * v;
+        const float* w = weights + K * v;
+        const Pair34 a = blendPair<K>(pal, j, w);
+        const __m256 n0 = pair3(inN + 3 * v);
+        __m256 pos = zero, tan = zero, nrm;
+        if (out.p)
+            pos = a.point(pair3(inP + 3 * v));
+        if (out.t) {
+            const __m256 t0 = _mm256_and_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(out.inT + 4 * v)),
+                                                                 _mm_loadu_ps(out.inT + 4 * v + 4), 1),
+                                            keep3);
+            tan = normalize8(a.dir(t0));
+        }
+        uint8_t fa = SkinFlagNone, fb = SkinFlagNone;
+        const __m256 nx = _mm256_shuffle_ps(n0, n0, 0x00), ny = _mm256_shuffle_ps(n0, n0, 0x55), nz = _mm256_shuffle_ps(n0, n0, 0xAA);
+        if constexpr (M == Method::Cofactor) {
+            nrm = normalize8(_mm256_fmadd_ps(cross8(a.c0, a.c1), nz, _mm256_fmadd_ps(cross8(a.c2, a.c0), ny, _mm256_mul_ps(cross8(a.c1, a.c2), nx))));
+        } else if constexpr (M == Method::InverseTranspose) {
+            const __m256 k0 = cross8(a.c1, a.c2), k1 = cross8(a.c2, a.c0), k2 = cross8(a.c0, a.c1);
+            const __m256 cn = _mm256_fmadd_ps(k2, nz, _mm256_fmadd_ps(k1, ny, _mm256_mul_ps(k0, nx)));
+            const __m256 det = _mm256_dp_ps(a.c0, k0, 0x7F);
+            const __m256 f2 = _mm256_add_ps(_mm256_add_ps(_mm256_dp_ps(a.c0, a.c0, 0x7F), _mm256_dp_ps(a.c1, a.c1, 0x7F)),
+                                            _mm256_dp_ps(a.c2, a.c2, 0x7F));
+            const __m256 sc = _mm256_mul_ps(f2, _mm256_set1_ps(1.0f / 3.0f));
+            const __m256 absDet = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), det);
+            const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(absDet, _mm256_mul_ps(_mm256_set1_ps(1e-6f), _mm256_mul_ps(sc, _mm256_sqrt_ps(sc))), _CMP_GT_OQ),
+                                            _mm256_cmp_ps(absDet, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+            const __m256 flipped = _mm256_xor_ps(cn, _mm256_and_ps(det, _mm256_set1_ps(-0.0f)));
+            nrm = _mm256_and_ps(normalize8(flipped), ok);
+            const int mask = _mm256_movemask_ps(ok);
+            fa = (mask & 0x01) ? SkinFlagNone : SkinFlagSingular;
+            fb = (mask & 0x10) ? SkinFlagNone : SkinFlagSingular;
+        } else {
+            static_assert(M == Method::BlendInverseTranspose);
+            const Pair34 it = blendPair<K>(tables.inverseTranspose, j, w);
+            bool sa = false, sb = false;
+            if (tables.anySingular)
+                for (int i = 0; i < K; ++i) {
+                    sa |= w[i] != 0.0f && (tables.jointFlags[j[i]] & MethodTables::Singular);
+                    sb |= w[K + i] != 0.0f && (tables.jointFlags[j[K + i]] & MethodTables::Singular);
+                }
+            nrm = normalize8(it.dir(n0));
+            if (sa)
+                nrm = _mm256_blend_ps(nrm, zero, 0x0F);
+            if (sb)
+                nrm = _mm256_blend_ps(nrm, zero, 0xF0);
+            fa = sa ? SkinFlagSingular : SkinFlagNone;
+            fb = sb ? SkinFlagSingular : SkinFlagNone;
+        }
+        out.write(v, _mm256_castps256_ps128(pos), _mm256_castps256_ps128(nrm), _mm256_castps256_ps128(tan), fa);
+        out.write(v + 1, _mm256_extractf128_ps(pos, 1), _mm256_extractf128_ps(nrm, 1), _mm256_extractf128_ps(tan, 1), fb);
+    }
+    return v;
+}
 
 template <int K>
 void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first, size_t last)
@@ -147,14 +283,14 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         }
         break;
     case Method::Cofactor:
-        for (size_t v = first; v < last; ++v) {
+        for (size_t v = runPairs<Method::Cofactor, K>(job, pal, tables, out, first, last); v < last; ++v) {
             const Affine34 a = blend<K>(pal, joints + K * v, weights + K * v);
             out.write(v, a.point(inP + 3 * v), normalize3(a.cofactorTimes(inN + 3 * v)),
                       tangents ? normalize3(a.dir(tangentIn(v))) : zero, SkinFlagNone);
         }
         break;
     case Method::InverseTranspose:
-        for (size_t v = first; v < last; ++v) {
+        for (size_t v = runPairs<Method::InverseTranspose, K>(job, pal, tables, out, first, last); v < last; ++v) {
             const Affine34 a = blend<K>(pal, joints + K * v, weights + K * v);
             const float* n0 = inN + 3 * v;
             // cof(A) n from the three cross products, det(A) = c0 · (c1 × c2) from the first: A^{-T} n = cof(A) n / det,
@@ -174,7 +310,7 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         }
         break;
     case Method::BlendInverseTranspose:
-        for (size_t v = first; v < last; ++v) {
+        for (size_t v = runPairs<Method::BlendInverseTranspose, K>(job, pal, tables, out, first, last); v < last; ++v) {
             const uint16_t* j = joints + K * v;
             const float* w = weights + K * v;
             const Affine34 a = blend<K>(pal, j, w);
