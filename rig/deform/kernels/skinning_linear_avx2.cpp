@@ -2,15 +2,18 @@
 // AVX-512 is missing).
 //
 // Per vertex: the blended matrix is accumulated as two 8-float registers (columns 0|1 and 2|3 of the compact 3x4
-// palette line), then positions, normals and tangents are each one multiply, one FMA and a half-add. Normals and
-// tangents are normalised together in one register with rsqrt plus a Newton step. Two vertices per iteration for
-// instruction-level parallelism. No allocation, no call per vertex, nothing written outside [first, last).
+// palette line). Two vertices per iteration: their columns are transposed so that one 256-bit register holds a column
+// of both (vertex a low, b high), and positions, normals and tangents are three FMAs each for the pair, normalised
+// with rsqrt plus a Newton step. The range's last vertex (and an odd one before it) goes through the one-vertex form:
+// each product one multiply, one FMA and a half-add, normal and tangent normalised together. No allocation, no call
+// per vertex, nothing written outside [first, last).
 #include <immintrin.h>
 
 #include <cstring>
 
-#include "rig/model/math.h"
+#include "rig/deform/kernels/avx2_math.h"
 #include "rig/deform/kernels/skinning_internal.h"
+#include "rig/model/math.h"
 
 namespace rig::detail {
 
@@ -97,17 +100,23 @@ void run(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last
                                      kTangents ? inT + 4 * v : nullptr);
     };
     size_t v = first;
-    // Two vertices per iteration; the 4-wide stores of x y z 0 spill one float into the next vertex, which is
-    // written right after (in order), and never past the pair's second vertex while v + 2 < last.
+    // Two vertices per iteration in one 256-bit register each (avx2_math.h): the pair's blends transposed into
+    // columns, every product and normalisation done for both at once. The 4-wide stores of x y z 0 spill one float
+    // into the next vertex, which is written right after (in order), and never past the pair's second vertex while
+    // v + 2 < last.
+    const __m256 keep3 = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
     for (; v + 3 <= last; v += 2) {
-        const Out a = one(v), b = one(v + 1);
-        _mm_storeu_ps(outP + 3 * v, a.p);
-        _mm_storeu_ps(outP + 3 * v + 3, b.p);
-        _mm_storeu_ps(outN + 3 * v, a.n);
-        _mm_storeu_ps(outN + 3 * v + 3, b.n);
+        const avx2::Pair34 a = avx2::blendPair<K>(pal, joints + K * v, weights + K * v);
+        const __m256 pos = a.point(avx2::pair3(inP + 3 * v));
+        const __m256 nrm = avx2::normalize8(a.dir(avx2::pair3(inN + 3 * v)));
+        _mm_storeu_ps(outP + 3 * v, _mm256_castps256_ps128(pos));
+        _mm_storeu_ps(outP + 3 * v + 3, _mm256_extractf128_ps(pos, 1));
+        _mm_storeu_ps(outN + 3 * v, _mm256_castps256_ps128(nrm));
+        _mm_storeu_ps(outN + 3 * v + 3, _mm256_extractf128_ps(nrm, 1));
         if constexpr (kTangents) {
-            _mm_storeu_ps(outT + 4 * v, a.t);
-            _mm_storeu_ps(outT + 4 * v + 4, b.t);
+            const __m256 tIn = _mm256_loadu_ps(inT + 4 * v);
+            const __m256 tan = _mm256_blend_ps(avx2::normalize8(a.dir(_mm256_and_ps(tIn, keep3))), tIn, 0x88); // w copied
+            _mm256_storeu_ps(outT + 4 * v, tan);
         }
     }
     const __m128i keepXyz = _mm_setr_epi32(-1, -1, -1, 0);

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "rig/deform/kernels/avx2_math.h"
 #include "rig/deform/kernels/skinning_internal.h"
 #include "rig/model/math.h"
 
@@ -23,35 +24,7 @@ namespace rig::detail {
 
 namespace {
 
-#define RS_INLINE inline __attribute__((always_inline))
-
-/// (x, y, z, 0) from three floats, without reading a fourth.
-RS_INLINE __m128 load3(const float* p)
-{
-    double xy; // 8 bytes at 4-byte alignment: through memcpy (one movsd), never a misaligned double*
-    std::memcpy(&xy, p, sizeof xy);
-    return _mm_movelh_ps(_mm_castpd_ps(_mm_set_sd(xy)), _mm_load_ss(p + 2));
-}
-
-RS_INLINE __m128 cross3(__m128 a, __m128 b)
-{
-    // (a * b.yzx - a.yzx * b).yzx; lane 3 stays 0 when both inputs have 0 there.
-    const __m128 ay = _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1));
-    const __m128 by = _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 0, 2, 1));
-    const __m128 c = _mm_fmsub_ps(a, by, _mm_mul_ps(ay, b));
-    return _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 0, 2, 1));
-}
-
-/// v / |v| (rsqrt + Newton), or 0 when |v|² < kZeroLength2 or not finite (lane 3 of v must be 0).
-RS_INLINE __m128 normalize3(__m128 v)
-{
-    const __m128 len2 = _mm_dp_ps(v, v, 0x7F);
-    const __m128 r0 = _mm_rsqrt_ps(len2);
-    const __m128 r = _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), r0), _mm_fnmadd_ps(_mm_mul_ps(len2, r0), r0, _mm_set1_ps(3.0f)));
-    const __m128 ok = _mm_and_ps(_mm_cmp_ps(len2, _mm_set1_ps(kZeroLength2), _CMP_GE_OQ),
-                                 _mm_cmp_ps(len2, _mm_set1_ps(INFINITY), _CMP_LT_OQ));
-    return _mm_and_ps(_mm_mul_ps(v, r), ok);
-}
+using namespace avx2;
 
 /// The 3x4 affine blend Σ w M: columns c0, c1, c2 and the translation t, each (x, y, z, 0).
 struct Affine34 {
@@ -86,73 +59,6 @@ RS_INLINE Affine34 blend(const PaletteMatrix* pal, const uint16_t* j, const floa
     }
     return {_mm256_castps256_ps128(a01), _mm256_extractf128_ps(a01, 1), _mm256_castps256_ps128(a23),
             _mm256_extractf128_ps(a23, 1)};
-}
-
-// ---- Two vertices per 256-bit register (cofactor, inverse-transpose, blend-inverse-transpose): vertex a in the low
-// 128-bit lane, vertex b in the high one, every 3-vector step of the one-vertex code above done for both at once with
-// the same operations in the same order (dp_ps, the in-lane shuffles and the FMAs work per 128-bit lane), so that a
-// pair gives the bits the one-vertex path gives.
-
-template <int K>
-RS_INLINE void blendHalves(const PaletteMatrix* pal, const uint16_t* j, const float* w, __m256& a01, __m256& a23)
-{
-    __m256 w0 = _mm256_broadcast_ss(w);
-    a01 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m));
-    a23 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m + 8));
-    for (int i = 1; i < K; ++i) {
-        const __m256 wi = _mm256_broadcast_ss(w + i);
-        a01 = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[j[i]].m), a01);
-        a23 = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[j[i]].m + 8), a23);
-    }
-}
-
-RS_INLINE __m256 yzx8(__m256 a)
-{
-    return _mm256_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1));
-}
-
-RS_INLINE __m256 cross8(__m256 a, __m256 b)
-{
-    const __m256 c = _mm256_fmsub_ps(a, yzx8(b), _mm256_mul_ps(yzx8(a), b));
-    return yzx8(c);
-}
-
-RS_INLINE __m256 normalize8(__m256 v)
-{
-    const __m256 len2 = _mm256_dp_ps(v, v, 0x7F);
-    const __m256 r0 = _mm256_rsqrt_ps(len2);
-    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0),
-                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
-    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
-                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
-    return _mm256_and_ps(_mm256_mul_ps(v, r), ok);
-}
-
-/// Per 128-bit lane (x, y, z, 0) of two 3-float vectors at p and p + 3.
-RS_INLINE __m256 pair3(const float* p)
-{
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(load3(p)), load3(p + 3), 1);
-}
-
-/// Two vertices' blended 3x4 matrices as columns: c_k = (column k of a | column k of b).
-struct Pair34 {
-    __m256 c0, c1, c2, t;
-    RS_INLINE __m256 dir(__m256 v) const
-    {
-        return _mm256_fmadd_ps(c2, _mm256_shuffle_ps(v, v, 0xAA),
-                               _mm256_fmadd_ps(c1, _mm256_shuffle_ps(v, v, 0x55), _mm256_mul_ps(c0, _mm256_shuffle_ps(v, v, 0x00))));
-    }
-    RS_INLINE __m256 point(__m256 p) const { return _mm256_add_ps(dir(p), t); }
-};
-
-template <int K>
-RS_INLINE Pair34 blendPair(const PaletteMatrix* pal, const uint16_t* j, const float* w)
-{
-    __m256 a01, a23, b01, b23;
-    blendHalves<K>(pal, j, w, a01, a23);
-    blendHalves<K>(pal, j + K, w + K, b01, b23);
-    return {_mm256_permute2f128_ps(a01, b01, 0x20), _mm256_permute2f128_ps(a01, b01, 0x31),
-            _mm256_permute2f128_ps(a23, b23, 0x20), _mm256_permute2f128_ps(a23, b23, 0x31)};
 }
 
 /// The outputs of one range: 3-float stores that may spill into the next vertex except at the range's end.
