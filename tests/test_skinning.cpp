@@ -101,6 +101,12 @@ struct PosedJob {
         for (size_t v = 7; v < normals.size(); v += 997)
             normals[v] = (v / 997) % 2 ? glm::vec3(std::numeric_limits<float>::quiet_NaN()) : glm::vec3(0.0f);
         job.normals = normals;
+        // NaN and infinite rest tangents on a few others (at both phases of the two-vertex kernels).
+        tangents.assign(rig.meshes[0].tangents.begin(), rig.meshes[0].tangents.end());
+        for (size_t v = 12; v < tangents.size(); v += 499)
+            tangents[v] = (v / 499) % 2 ? glm::vec4(std::numeric_limits<float>::quiet_NaN(), 0, 0, 1)
+                                        : glm::vec4(std::numeric_limits<float>::infinity(), 1, 0, -1);
+        job.tangents = tangents;
         // A few vertices weighted wholly to the singular joint: their blended matrix is singular too.
         joints.assign(job.joints.begin(), job.joints.end());
         weights.assign(job.weights.begin(), job.weights.end());
@@ -115,6 +121,7 @@ struct PosedJob {
         job.weights = weights;
     }
     std::vector<glm::vec3> normals;
+    std::vector<glm::vec4> tangents;
     std::vector<uint16_t> joints;
     std::vector<float> weights;
 };
@@ -687,17 +694,19 @@ void TestSkinning::linearKernelsMatchScalar_data()
     QTest::addColumn<int>("k");
     QTest::addColumn<bool>("tangents");
     QTest::addColumn<int>("vertices");
+    QTest::addColumn<bool>("hostile");
     for (LinearKernel kernel : simdKernels())
         for (int k : {4, 8})
-            for (bool tangents : {true, false}) {
-                const std::string name = std::string(linearKernelName(kernel)) + " K=" + std::to_string(k) +
-                                         (tangents ? " tangents" : " no tangents");
-                QTest::newRow(name.c_str()) << int(kernel) << k << tangents << 20000;
-            }
+            for (bool tangents : {true, false})
+                for (bool hostile : {false, true}) {
+                    const std::string name = std::string(linearKernelName(kernel)) + " K=" + std::to_string(k) +
+                                             (tangents ? " tangents" : " no tangents") + (hostile ? " NaN/inf/zero inputs" : "");
+                    QTest::newRow(name.c_str()) << int(kernel) << k << tangents << 20000 << hostile;
+                }
     // Large enough for the streaming (non-temporal) stores.
     for (LinearKernel kernel : simdKernels())
         QTest::newRow((std::string(linearKernelName(kernel)) + " K=4 streaming").c_str())
-            << int(kernel) << 4 << true << 230000;
+            << int(kernel) << 4 << true << 230000 << false;
 }
 
 void TestSkinning::linearKernelsMatchScalar()
@@ -706,7 +715,10 @@ void TestSkinning::linearKernelsMatchScalar()
     QFETCH(int, k);
     QFETCH(bool, tangents);
     QFETCH(int, vertices);
+    QFETCH(bool, hostile);
     PosedJob pj(size_t(vertices), 30, k, 11);
+    if (hostile)
+        pj.makeHostile();
     if (!tangents)
         pj.job.tangents = {};
     const size_t n = pj.size();

@@ -80,6 +80,23 @@ RS_INLINE __m256 normalize8(__m256 v)
     return _mm256_and_ps(_mm256_mul_ps(v, r), ok);
 }
 
+/// Normalises the normals n and the tangents t of a vertex pair (x y z 0 per 128-bit lane) together: both squared
+/// lengths from two horizontal adds, summed as dp_ps (and normalize3) sum them, (x² + y²) + (z² + 0), one rsqrt and
+/// Newton step for all four; zero where |v|² < kZeroLength2 or not finite.
+RS_INLINE void normalizePairs(__m256& n, __m256& t)
+{
+    __m256 len2 = _mm256_hadd_ps(_mm256_mul_ps(n, n), _mm256_mul_ps(t, t)); // per lane: nx+ny, nz+nw, tx+ty, tz+tw
+    len2 = _mm256_hadd_ps(len2, len2);                                      // per lane: |n|², |t|², |n|², |t|²
+    const __m256 r0 = _mm256_rsqrt_ps(len2);
+    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0),
+                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
+    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
+                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    // Zeroed after the product: a NaN or infinite input times a zeroed factor would still be NaN.
+    n = _mm256_and_ps(_mm256_mul_ps(n, _mm256_shuffle_ps(r, r, 0x00)), _mm256_shuffle_ps(ok, ok, 0x00));
+    t = _mm256_and_ps(_mm256_mul_ps(t, _mm256_shuffle_ps(r, r, 0x55)), _mm256_shuffle_ps(ok, ok, 0x55));
+}
+
 /// Per 128-bit lane (x, y, z, 0) of two 3-float vectors at p and p + 3.
 RS_INLINE __m256 pair3(const float* p)
 {

@@ -108,16 +108,18 @@ void run(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last
     for (; v + 3 <= last; v += 2) {
         const avx2::Pair34 a = avx2::blendPair<K>(pal, joints + K * v, weights + K * v);
         const __m256 pos = a.point(avx2::pair3(inP + 3 * v));
-        const __m256 nrm = avx2::normalize8(a.dir(avx2::pair3(inN + 3 * v)));
+        __m256 nrm = a.dir(avx2::pair3(inN + 3 * v)), tan = _mm256_setzero_ps(), tIn;
+        if constexpr (kTangents) {
+            tIn = _mm256_loadu_ps(inT + 4 * v);
+            tan = a.dir(_mm256_and_ps(tIn, keep3));
+        }
+        avx2::normalizePairs(nrm, tan);
         _mm_storeu_ps(outP + 3 * v, _mm256_castps256_ps128(pos));
         _mm_storeu_ps(outP + 3 * v + 3, _mm256_extractf128_ps(pos, 1));
         _mm_storeu_ps(outN + 3 * v, _mm256_castps256_ps128(nrm));
         _mm_storeu_ps(outN + 3 * v + 3, _mm256_extractf128_ps(nrm, 1));
-        if constexpr (kTangents) {
-            const __m256 tIn = _mm256_loadu_ps(inT + 4 * v);
-            const __m256 tan = _mm256_blend_ps(avx2::normalize8(a.dir(_mm256_and_ps(tIn, keep3))), tIn, 0x88); // w copied
-            _mm256_storeu_ps(outT + 4 * v, tan);
-        }
+        if constexpr (kTangents)
+            _mm256_storeu_ps(outT + 4 * v, _mm256_blend_ps(tan, tIn, 0x88)); // w copied
     }
     const __m128i keepXyz = _mm_setr_epi32(-1, -1, -1, 0);
     for (; v < last; ++v) {

@@ -110,16 +110,13 @@ size_t runPairs(const SkinJob& job, const PaletteMatrix* pal, const MethodTables
         __m256 pos = zero, tan = zero, nrm;
         if (out.p)
             pos = a.point(pair3(inP + 3 * v));
-        if (out.t) {
-            const __m256 t0 = _mm256_and_ps(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(out.inT + 4 * v)),
-                                                                 _mm_loadu_ps(out.inT + 4 * v + 4), 1),
-                                            keep3);
-            tan = normalize8(a.dir(t0));
-        }
+        if (out.t)
+            tan = a.dir(_mm256_and_ps(_mm256_loadu_ps(out.inT + 4 * v), keep3)); // normalised with the normal below
         uint8_t fa = SkinFlagNone, fb = SkinFlagNone;
         const __m256 nx = _mm256_shuffle_ps(n0, n0, 0x00), ny = _mm256_shuffle_ps(n0, n0, 0x55), nz = _mm256_shuffle_ps(n0, n0, 0xAA);
         if constexpr (M == Method::Cofactor) {
-            nrm = normalize8(_mm256_fmadd_ps(cross8(a.c0, a.c1), nz, _mm256_fmadd_ps(cross8(a.c2, a.c0), ny, _mm256_mul_ps(cross8(a.c1, a.c2), nx))));
+            nrm = _mm256_fmadd_ps(cross8(a.c0, a.c1), nz, _mm256_fmadd_ps(cross8(a.c2, a.c0), ny, _mm256_mul_ps(cross8(a.c1, a.c2), nx)));
+            normalizePairs(nrm, tan);
         } else if constexpr (M == Method::InverseTranspose) {
             const __m256 k0 = cross8(a.c1, a.c2), k1 = cross8(a.c2, a.c0), k2 = cross8(a.c0, a.c1);
             const __m256 cn = _mm256_fmadd_ps(k2, nz, _mm256_fmadd_ps(k1, ny, _mm256_mul_ps(k0, nx)));
@@ -131,7 +128,9 @@ size_t runPairs(const SkinJob& job, const PaletteMatrix* pal, const MethodTables
             const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(absDet, _mm256_mul_ps(_mm256_set1_ps(1e-6f), _mm256_mul_ps(sc, _mm256_sqrt_ps(sc))), _CMP_GT_OQ),
                                             _mm256_cmp_ps(absDet, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
             const __m256 flipped = _mm256_xor_ps(cn, _mm256_and_ps(det, _mm256_set1_ps(-0.0f)));
-            nrm = _mm256_and_ps(normalize8(flipped), ok);
+            nrm = flipped;
+            normalizePairs(nrm, tan);
+            nrm = _mm256_and_ps(nrm, ok);
             const int mask = _mm256_movemask_ps(ok);
             fa = (mask & 0x01) ? SkinFlagNone : SkinFlagSingular;
             fb = (mask & 0x10) ? SkinFlagNone : SkinFlagSingular;
@@ -144,7 +143,8 @@ size_t runPairs(const SkinJob& job, const PaletteMatrix* pal, const MethodTables
                     sa |= w[i] != 0.0f && (tables.jointFlags[j[i]] & MethodTables::Singular);
                     sb |= w[K + i] != 0.0f && (tables.jointFlags[j[K + i]] & MethodTables::Singular);
                 }
-            nrm = normalize8(it.dir(n0));
+            nrm = it.dir(n0);
+            normalizePairs(nrm, tan);
             if (sa)
                 nrm = _mm256_blend_ps(nrm, zero, 0x0F);
             if (sb)
