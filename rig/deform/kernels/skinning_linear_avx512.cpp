@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "rig/deform/kernels/avx512_math.h"
 #include "rig/deform/kernels/skinning_internal.h"
 #include "rig/model/math.h"
 
@@ -35,98 +36,19 @@ bool cpuHasAvx512()
 
 namespace {
 
-// The block is meant to live in registers: GCC would otherwise outline the big helpers and pass zmm through memory.
-#define RS_INLINE inline __attribute__((always_inline))
+using namespace avx512;
 
-struct Constants {
-    __m512i spread3[4][3]; // group g, component c: lane l <- float (o_g + 3 (l / 4) + c) of the block's 3-float data
-    __m512i spread4[3];    // component c: lane l <- float (4 (l / 4) + c)
-    __m512i pack[3];       // 4 x (x y z _) -> 12-float stride, output zmm 0..2
-};
-
-Constants makeConstants()
-{
-    Constants k;
-    alignas(64) int32_t idx[16];
-    const int offset[4] = {0, 12, 8, 4}; // group g's first float, relative to the first zmm it lies in
-    for (int g = 0; g < 4; ++g)
-        for (int c = 0; c < 3; ++c) {
-            for (int l = 0; l < 16; ++l)
-                idx[l] = offset[g] + 3 * (l / 4) + c;
-            k.spread3[g][c] = _mm512_load_si512(idx);
-        }
-    for (int c = 0; c < 3; ++c) {
-        for (int l = 0; l < 16; ++l)
-            idx[l] = 4 * (l / 4) + c;
-        k.spread4[c] = _mm512_load_si512(idx);
-    }
-    // Packed float f of output zmm z is float (16 z + f) of the block: vertex q = that / 3, component c = that % 3,
-    // found in group zmm q / 4, lane 4 (q % 4) + c; output z reads groups z and z + 1 (two-source permute).
-    for (int z = 0; z < 3; ++z) {
-        for (int f = 0; f < 16; ++f) {
-            const int q = (16 * z + f) / 3, c = (16 * z + f) % 3;
-            idx[f] = 16 * (q / 4 - z) + 4 * (q % 4) + c;
-        }
-        k.pack[z] = _mm512_load_si512(idx);
-    }
-    return k;
-}
+using Constants = BlockLayout;
 
 const Constants& constants()
 {
-    static const Constants k = makeConstants();
+    static const Constants k = makeBlockLayout();
     return k;
 }
 
 struct Block {
     __m512 p[3], n[3], t[4]; // positions, normals (12-byte stride), tangents (16-byte stride) of 16 vertices
 };
-
-template <int K>
-RS_INLINE __m512 blendMatrix(const PaletteMatrix* pal, const uint16_t* j, const float* w)
-{
-    __m512 a = _mm512_mul_ps(_mm512_load_ps(pal[j[0]].m), _mm512_set1_ps(w[0]));
-    for (int i = 1; i < K; ++i)
-        a = _mm512_fmadd_ps(_mm512_load_ps(pal[j[i]].m), _mm512_set1_ps(w[i]), a);
-    return a;
-}
-
-// Normalises the (x y z 0) groups of n and t (zero when |v|² < kZeroLength2 or not finite).
-RS_INLINE void normalizePair(__m512& n, __m512& t)
-{
-    const __m512 nn = _mm512_mul_ps(n, n);
-    const __m512 tt = _mm512_mul_ps(t, t);
-    // (nx² + nz², ny² + nw², tx² + tz², ty² + tw²), then (|n|², |n|², |t|², |t|²) per group.
-    __m512 s = _mm512_add_ps(_mm512_shuffle_ps(nn, tt, _MM_SHUFFLE(1, 0, 1, 0)),
-                             _mm512_shuffle_ps(nn, tt, _MM_SHUFFLE(3, 2, 3, 2)));
-    s = _mm512_add_ps(s, _mm512_permute_ps(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    const __m512 r0 = _mm512_rsqrt14_ps(s);
-    // One Newton step: r = r0 (1.5 - 0.5 s r0²).
-    const __m512 h = _mm512_mul_ps(_mm512_mul_ps(s, _mm512_set1_ps(0.5f)), r0);
-    const __mmask16 ok = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(s, _mm512_set1_ps(kZeroLength2), _CMP_GE_OQ), s,
-                                                 _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
-    const __m512 r = _mm512_mul_ps(r0, _mm512_fnmadd_ps(h, r0, _mm512_set1_ps(1.5f)));
-    // Undefined groups are zeroed in the product itself: zeroing r alone leaves NaN * 0 = NaN in the output when the
-    // input is NaN or infinite. Mask bit 4g holds |n|² of group g, bit 4g + 2 |t|²: spread each over its group.
-    const __mmask16 okN = __mmask16((ok & 0x1111u) * 0xFu);
-    const __mmask16 okT = __mmask16(((ok >> 2) & 0x1111u) * 0xFu);
-    n = _mm512_maskz_mul_ps(okN, n, _mm512_permute_ps(r, _MM_SHUFFLE(0, 0, 0, 0)));
-    t = _mm512_maskz_mul_ps(okT, t, _mm512_permute_ps(r, _MM_SHUFFLE(2, 2, 2, 2)));
-}
-
-// Two-source permute helper that picks the right sources for group G of a 3-float-stride block.
-template <int G>
-RS_INLINE __m512 spread3(const __m512 (&d)[3], __m512i idx)
-{
-    if constexpr (G == 0)
-        return _mm512_permutexvar_ps(idx, d[0]);
-    else if constexpr (G == 1)
-        return _mm512_permutex2var_ps(d[0], idx, d[1]);
-    else if constexpr (G == 2)
-        return _mm512_permutex2var_ps(d[1], idx, d[2]);
-    else
-        return _mm512_permutexvar_ps(idx, d[2]);
-}
 
 template <int G, int K, bool kTangents>
 RS_INLINE void skinGroup(const Constants& k, const PaletteMatrix* pal, const uint16_t* j, const float* w,

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "rig/deform/kernels/avx512_math.h"
 #include "rig/deform/kernels/skinning_internal.h"
 #include "rig/model/math.h"
 
@@ -41,13 +42,10 @@ namespace rig::detail {
 
 namespace {
 
-#define RS_INLINE inline __attribute__((always_inline))
+using namespace avx512;
 
-struct Constants {
-    __m512i spread3[4][3]; // group g, component c: lane l <- float (o_g + 3 (l / 4) + c) of the block's 3-float data
-    __m512i spread4[3];    // component c: lane l <- float (4 (l / 4) + c)
+struct Constants : BlockLayout {
     __m512i vectors3[4];   // group g: lane 4q + c <- float (o_g + 3 q + c) (lane 4q + 3: masked to 0 after)
-    __m512i pack[3];       // 4 x (x y z _) -> 12-float stride, output zmm 0..2
     __m512i weight4[4];    // K = 4, slot i: lane l <- weight (4 (l / 4) + i) of the group
     __m512i weight8[8];    // K = 8, slot i: lane l <- weight (8 (l / 4) + i) of the group (two sources)
 };
@@ -55,30 +53,12 @@ struct Constants {
 Constants makeConstants()
 {
     Constants k;
+    static_cast<BlockLayout&>(k) = makeBlockLayout();
     alignas(64) int32_t idx[16];
-    const int offset[4] = {0, 12, 8, 4}; // group g's first float, relative to the first zmm it lies in
-    for (int g = 0; g < 4; ++g)
-        for (int c = 0; c < 3; ++c) {
-            for (int l = 0; l < 16; ++l)
-                idx[l] = offset[g] + 3 * (l / 4) + c;
-            k.spread3[g][c] = _mm512_load_si512(idx);
-        }
-    for (int c = 0; c < 3; ++c) {
-        for (int l = 0; l < 16; ++l)
-            idx[l] = 4 * (l / 4) + c;
-        k.spread4[c] = _mm512_load_si512(idx);
-    }
     for (int g = 0; g < 4; ++g) {
         for (int l = 0; l < 16; ++l)
-            idx[l] = offset[g] + 3 * (l / 4) + std::min(l % 4, 2);
+            idx[l] = kGroupOffset[g] + 3 * (l / 4) + std::min(l % 4, 2);
         k.vectors3[g] = _mm512_load_si512(idx);
-    }
-    for (int z = 0; z < 3; ++z) {
-        for (int f = 0; f < 16; ++f) {
-            const int q = (16 * z + f) / 3, c = (16 * z + f) % 3;
-            idx[f] = 16 * (q / 4 - z) + 4 * (q % 4) + c;
-        }
-        k.pack[z] = _mm512_load_si512(idx);
     }
     for (int i = 0; i < 4; ++i) {
         for (int l = 0; l < 16; ++l)
@@ -118,15 +98,6 @@ RS_INLINE __m512 hsum4(__m512 a)
     return _mm512_add_ps(a, _mm512_permute_ps(a, _MM_SHUFFLE(1, 0, 3, 2)));
 }
 
-template <int K>
-RS_INLINE __m512 blendMatrix(const PaletteMatrix* pal, const uint16_t* j, const float* w)
-{
-    __m512 a = _mm512_mul_ps(_mm512_load_ps(pal[j[0]].m), _mm512_set1_ps(w[0]));
-    for (int i = 1; i < K; ++i)
-        a = _mm512_fmadd_ps(_mm512_load_ps(pal[j[i]].m), _mm512_set1_ps(w[i]), a);
-    return a;
-}
-
 /// Column c of four vertices' 3x4 matrices: x[c] = (column c of vertex 0 | 1 | 2 | 3).
 struct Columns {
     __m512 x[4];
@@ -159,38 +130,6 @@ RS_INLINE Columns blendGroup(const PaletteMatrix* pal, const uint16_t* j, const 
 {
     return transpose(blendMatrix<K>(pal, j, w), blendMatrix<K>(pal, j + K, w + K), blendMatrix<K>(pal, j + 2 * K, w + 2 * K),
                      blendMatrix<K>(pal, j + 3 * K, w + 3 * K));
-}
-
-// Normalises the (x y z 0) groups of n and t (zero when |v|² < kZeroLength2 or not finite), as the linear kernel.
-RS_INLINE void normalizePair(__m512& n, __m512& t)
-{
-    const __m512 nn = _mm512_mul_ps(n, n);
-    const __m512 tt = _mm512_mul_ps(t, t);
-    __m512 s = _mm512_add_ps(_mm512_shuffle_ps(nn, tt, _MM_SHUFFLE(1, 0, 1, 0)),
-                             _mm512_shuffle_ps(nn, tt, _MM_SHUFFLE(3, 2, 3, 2)));
-    s = _mm512_add_ps(s, _mm512_permute_ps(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    const __m512 r0 = _mm512_rsqrt14_ps(s);
-    const __m512 h = _mm512_mul_ps(_mm512_mul_ps(s, _mm512_set1_ps(0.5f)), r0);
-    const __mmask16 ok = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(s, _mm512_set1_ps(kZeroLength2), _CMP_GE_OQ), s,
-                                                 _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
-    const __m512 r = _mm512_mul_ps(r0, _mm512_fnmadd_ps(h, r0, _mm512_set1_ps(1.5f)));
-    const __mmask16 okN = __mmask16((ok & 0x1111u) * 0xFu);
-    const __mmask16 okT = __mmask16(((ok >> 2) & 0x1111u) * 0xFu);
-    n = _mm512_maskz_mul_ps(okN, n, _mm512_permute_ps(r, _MM_SHUFFLE(0, 0, 0, 0)));
-    t = _mm512_maskz_mul_ps(okT, t, _mm512_permute_ps(r, _MM_SHUFFLE(2, 2, 2, 2)));
-}
-
-template <int G>
-RS_INLINE __m512 spread3(const __m512 (&d)[3], __m512i idx)
-{
-    if constexpr (G == 0)
-        return _mm512_permutexvar_ps(idx, d[0]);
-    else if constexpr (G == 1)
-        return _mm512_permutex2var_ps(d[0], idx, d[1]);
-    else if constexpr (G == 2)
-        return _mm512_permutex2var_ps(d[1], idx, d[2]);
-    else
-        return _mm512_permutexvar_ps(idx, d[2]);
 }
 
 /// The group's four 3-float vectors as (x y z 0) per 128-bit lane.
