@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "rig/analysis/metrics.h"
+#include "rig/model/cpu_features.h"
 #include "rig/model/math.h"
 
 namespace rig {
@@ -280,15 +281,6 @@ RS_AVX512 size_t carryAvx512(const CarryJob& job, size_t first, size_t last, boo
 
 #pragma GCC diagnostic pop
 
-bool haveAvx512()
-{
-    static const bool yes = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2");
-    }();
-    return yes;
-}
-
 } // namespace
 
 void CarryJob::run(size_t first, size_t last) const
@@ -300,7 +292,7 @@ void CarryJob::run(size_t first, size_t last) const
     last = std::min(last, n);
     size_t v = first;
     // The 16-wide loop needs both rebuilt tangents (else every vertex takes the minimal rotation).
-    if (first < last && haveAvx512() && bindTangents.size() == n && posedTangents.size() == n)
+    if (first < last && cpuHasAvx512() && bindTangents.size() == n && posedTangents.size() == n)
         v = carryAvx512(*this, first, last, tangents);
     for (; v < last; ++v)
         carryVertex(*this, v, tangents);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "rig/model/cpu_features.h"
 #include "rig/model/math.h"
 
 namespace rig {
@@ -179,32 +180,14 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t collectBucketAvx512(cons
 
 #pragma GCC diagnostic pop
 
-bool haveAvx512()
-{
-    static const bool yes = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2");
-    }();
-    return yes;
-}
-
-bool haveAvx2()
-{
-    static const bool yes = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") != 0;
-    }();
-    return yes;
-}
-
 /// The loop over strides of SA / SB floats (3: vec3, 4: vec4): AVX-512 and AVX2 where the CPU has them, the scalar
 /// form for the rest (and everywhere else), bit-identical (the same IEEE operations in the same order; the file is
 /// compiled without FMA contraction).
 template <int SA, int SB>
 void errorsLoop(const float* a, const float* b, float* out, size_t n)
 {
-    size_t i = haveAvx512() ? errorsAvx512(a, SA, b, SB, out, n) : 0;
-    if (haveAvx2())
+    size_t i = cpuHasAvx512() ? errorsAvx512(a, SA, b, SB, out, n) : 0;
+    if (cpuHasAvx2())
         i += errorsAvx2(a + SA * i, SA, b + SB * i, SB, out + i, n - i);
     for (; i < n; ++i)
         out[i] = angleOrUndefined(a[SA * i], a[SA * i + 1], a[SA * i + 2], b[SB * i], b[SB * i + 1], b[SB * i + 2]);
@@ -322,7 +305,7 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
         scratch.resize(std::max(n + 16, 2 * scratch.size()));
     float* out = scratch.data();
     size_t count = 0;
-    size_t k = haveAvx512() ? collectBucketAvx512(data, n, bucket, kShift, out, count) : 0;
+    size_t k = cpuHasAvx512() ? collectBucketAvx512(data, n, bucket, kShift, out, count) : 0;
     for (; k < n; ++k) {
         uint32_t bits;
         std::memcpy(&bits, &data[k], 4);

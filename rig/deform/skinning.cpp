@@ -8,6 +8,7 @@
 
 #include "rig/model/math.h"
 #include "rig/deform/kernels/skinning_internal.h"
+#include "rig/model/cpu_features.h"
 
 namespace rig {
 
@@ -358,9 +359,9 @@ namespace {
 
 LinearKernel detectLinearKernel()
 {
-    if (detail::cpuHasAvx512())
+    if (cpuHasAvx512())
         return LinearKernel::Avx512;
-    if (detail::cpuHasAvx2Fma())
+    if (cpuHasAvx2Fma())
         return LinearKernel::Avx2;
     return LinearKernel::Scalar;
 }
@@ -502,11 +503,11 @@ bool linearKernelAvailable(LinearKernel k)
     case LinearKernel::Scalar:
         return true;
     case LinearKernel::Avx2: {
-        static const bool avx2 = detail::cpuHasAvx2Fma();
+        static const bool avx2 = cpuHasAvx2Fma();
         return avx2;
     }
     case LinearKernel::Avx512: {
-        static const bool avx512 = detail::cpuHasAvx512();
+        static const bool avx512 = cpuHasAvx512();
         return avx512;
     }
     }

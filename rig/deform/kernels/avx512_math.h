@@ -5,6 +5,12 @@
 // permutes.
 #pragma once
 
+// GCC 12 warns about its own _mm512_undefined_ps() (`__Y = __Y`) inside the intrinsics headers at -O3: off for the
+// rest of the kernel files that include this (they include nothing after it that the warning would serve).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <cstdint>

@@ -26,8 +26,6 @@ bool buildCompactPalette(std::span<const JointFrame> palette, PaletteMatrix* out
 /// the caches anyway, and streaming saves the read-for-ownership of every output line).
 inline constexpr size_t kStreamingOutputBytes = size_t(8) << 20;
 
-bool cpuHasAvx2Fma();
-bool cpuHasAvx512();
 
 /// Method::Linear, K = 4 or 8, on [first, last); `pal` from buildCompactPalette.
 void runLinearAvx2(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last);

@@ -17,12 +17,6 @@
 
 namespace rig::detail {
 
-bool cpuHasAvx2Fma()
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
 namespace {
 
 inline __m256 pairBroadcast(const float* a, const float* b)

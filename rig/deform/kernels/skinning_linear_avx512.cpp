@@ -10,13 +10,6 @@
 // jobs); only the first and last line of a range are partial, written with masked stores — nothing outside
 // [first, last) is touched. Inputs are prefetched 8 blocks ahead. No allocation, no call per vertex.
 
-// GCC 12 warns about its own _mm512_undefined_ps() (`__Y = __Y`) inside the intrinsics headers at -O3.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-
 #include <cstdint>
 #include <cstring>
 
@@ -25,14 +18,6 @@
 #include "rig/model/math.h"
 
 namespace rig::detail {
-
-bool cpuHasAvx512()
-{
-    // libgcc's check includes the OS (XCR0) support of the zmm state.
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-}
 
 namespace {
 

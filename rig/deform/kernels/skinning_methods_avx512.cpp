@@ -22,13 +22,6 @@
 // when the palette has such a joint at all. Full blocks are written as three (four for tangents) whole zmm per
 // array, exactly the block's floats: nothing outside [first, last) is touched. No allocation, no call per vertex.
 
-// GCC 12 warns about its own _mm512_undefined_ps() (`__Y = __Y`) inside the intrinsics headers at -O3.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
