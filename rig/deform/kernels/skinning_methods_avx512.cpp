@@ -168,6 +168,172 @@ struct Spread {
     }
 };
 
+/// The dual-quaternion blend of a group's four vertices (j, w: the group's first): per 128-bit lane the vertex's
+/// Σ ±w_i q_i, real and dual parts, each slot flipped to the pivot's hemisphere (the pivot is the largest weight: slot
+/// 0; a zero weight adds 0 whatever its joint: the tables are finite). With `weightSum`, also Σ w_i in every lane.
+template <int K>
+RS_INLINE void dqBlend(const Context& c, const uint16_t* j, const float* w, __m512& real, __m512& dual, __m512* weightSum = nullptr)
+{
+    const Constants& k = c.k;
+    const __m512 zero = _mm512_setzero_ps();
+    // Slot i's (real | dual) of the four vertices: two 256-bit loads per zmm, then real and dual apart.
+    auto slot = [&](int i, __m512& r, __m512& d) {
+        const float* q = c.tables.dualQuaternions;
+        const __m512 a = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(q + 8 * j[i])), _mm256_load_ps(q + 8 * j[K + i]), 1);
+        const __m512 b = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(q + 8 * j[2 * K + i])),
+                                            _mm256_load_ps(q + 8 * j[3 * K + i]), 1);
+        r = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+        d = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+    };
+    __m512 w0, w1;
+    w0 = _mm512_loadu_ps(w);
+    if constexpr (K == 8)
+        w1 = _mm512_loadu_ps(w + 16);
+    auto weight = [&](int i) {
+        if constexpr (K == 4)
+            return _mm512_permutexvar_ps(k.weight4[i], w0);
+        else
+            return _mm512_permutex2var_ps(w0, k.weight8[i], w1);
+    };
+    __m512 pivot, pd;
+    slot(0, pivot, pd);
+    const __m512 w0s = weight(0);
+    __m512 sum = w0s;
+    real = _mm512_mul_ps(w0s, pivot);
+    dual = _mm512_mul_ps(w0s, pd);
+    for (int i = 1; i < K; ++i) {
+        __m512 r, d;
+        slot(i, r, d);
+        const __mmask16 away = _mm512_cmp_ps_mask(hsum4(_mm512_mul_ps(r, pivot)), zero, _CMP_LT_OQ);
+        const __m512 wi = weight(i);
+        sum = _mm512_add_ps(sum, wi);
+        const __m512 sw = _mm512_mask_sub_ps(wi, away, zero, wi);
+        real = _mm512_fmadd_ps(sw, r, real);
+        dual = _mm512_fmadd_ps(sw, d, dual);
+    }
+    if (weightSum)
+        *weightSum = sum;
+}
+
+/// The in-lane 4 x 4 transpose of four registers: lane 4L + j of x (y, z, w) is component x (y, z, w) of a_j's
+/// 128-bit lane L. Its own inverse. Applied to a block's four groups, it gives one register per component with
+/// the 16 vertices in the order lane 4L + j <-> vertex 4j + L.
+RS_INLINE void transpose4(__m512 a0, __m512 a1, __m512 a2, __m512 a3, __m512& x, __m512& y, __m512& z, __m512& w)
+{
+    const __m512 t0 = _mm512_unpacklo_ps(a0, a1), t1 = _mm512_unpackhi_ps(a0, a1);
+    const __m512 t2 = _mm512_unpacklo_ps(a2, a3), t3 = _mm512_unpackhi_ps(a2, a3);
+    x = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    y = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    z = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    w = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+/// 16 vertices' 3-vectors, one register per component (the transposed order above).
+struct Soa3 {
+    __m512 x, y, z;
+};
+
+RS_INLINE Soa3 operator*(__m512 s, const Soa3& a)
+{
+    return {_mm512_mul_ps(s, a.x), _mm512_mul_ps(s, a.y), _mm512_mul_ps(s, a.z)};
+}
+
+RS_INLINE Soa3 operator+(const Soa3& a, const Soa3& b)
+{
+    return {_mm512_add_ps(a.x, b.x), _mm512_add_ps(a.y, b.y), _mm512_add_ps(a.z, b.z)};
+}
+
+RS_INLINE Soa3 crossSoa(const Soa3& a, const Soa3& b)
+{
+    return {_mm512_fmsub_ps(a.y, b.z, _mm512_mul_ps(a.z, b.y)), _mm512_fmsub_ps(a.z, b.x, _mm512_mul_ps(a.x, b.z)),
+            _mm512_fmsub_ps(a.x, b.y, _mm512_mul_ps(a.y, b.x))};
+}
+
+/// v / |v| per lane (rsqrt14 + Newton, as normalizePair), zero where |v|² < kZeroLength2 or not finite.
+RS_INLINE Soa3 normalizeSoa(const Soa3& v)
+{
+    const __m512 len2 = _mm512_fmadd_ps(v.z, v.z, _mm512_fmadd_ps(v.y, v.y, _mm512_mul_ps(v.x, v.x)));
+    const __m512 r0 = _mm512_rsqrt14_ps(len2);
+    const __m512 h = _mm512_mul_ps(_mm512_mul_ps(len2, _mm512_set1_ps(0.5f)), r0);
+    const __m512 r = _mm512_mul_ps(r0, _mm512_fnmadd_ps(h, r0, _mm512_set1_ps(1.5f)));
+    const __mmask16 ok = _mm512_cmp_ps_mask(len2, _mm512_set1_ps(kZeroLength2), _CMP_GE_OQ) &
+                         _mm512_cmp_ps_mask(len2, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+    return {_mm512_maskz_mul_ps(ok, v.x, r), _mm512_maskz_mul_ps(ok, v.y, r), _mm512_maskz_mul_ps(ok, v.z, r)};
+}
+
+/// Dual quaternions on joints that only rotate and translate (MethodTables::unitStretch), one block: the blends in
+/// the group layout, then everything else with one vertex per lane (no shuffles in the quaternion algebra).
+/// False when a vertex's blend vanishes (the per-vertex kernel flags it).
+template <int K, bool kTangents, bool kPositions>
+RS_INLINE bool dqRigidBlock(const Context& c, size_t v)
+{
+    const Constants& k = c.k;
+    const uint16_t* j = c.joints + K * v;
+    const float* w = c.weights + K * v;
+    __m512 r[4], d[4], s[4];
+    for (int g = 0; g < 4; ++g)
+        dqBlend<K>(c, j + 4 * K * g, w + 4 * K * g, r[g], d[g], &s[g]);
+    __m512 rx, ry, rz, rw, dx, dy, dz, dw, sw, unused0, unused1, unused2;
+    transpose4(r[0], r[1], r[2], r[3], rx, ry, rz, rw);
+    transpose4(d[0], d[1], d[2], d[3], dx, dy, dz, dw);
+    transpose4(s[0], s[1], s[2], s[3], sw, unused0, unused1, unused2); // every lane of s[g] holds its vertex's sum
+    const __m512 len = _mm512_sqrt_ps(_mm512_add_ps(_mm512_fmadd_ps(ry, ry, _mm512_mul_ps(rx, rx)),
+                                                    _mm512_fmadd_ps(rw, rw, _mm512_mul_ps(rz, rz))));
+    const __mmask16 good = _mm512_cmp_ps_mask(len, _mm512_set1_ps(1e-12f), _CMP_GT_OQ) &
+                           _mm512_cmp_ps_mask(len, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+    if (good != 0xFFFF)
+        return false;
+    const __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), len);
+    const Soa3 u = inv * Soa3{rx, ry, rz}, ud = inv * Soa3{dx, dy, dz};
+    const __m512 qw = _mm512_mul_ps(rw, inv), dqw = _mm512_mul_ps(dw, inv);
+    const __m512 two = _mm512_set1_ps(2.0f);
+    auto rotate = [&](const Soa3& x) {
+        const Soa3 t = two * crossSoa(u, x);
+        return Soa3{_mm512_fmadd_ps(qw, t.x, x.x), _mm512_fmadd_ps(qw, t.y, x.y), _mm512_fmadd_ps(qw, t.z, x.z)} + crossSoa(u, t);
+    };
+    // Inputs: the group layout (x y z 0 per vertex), then transposed like the blends.
+    __m512 in[3];
+    for (int z = 0; z < 3; ++z)
+        in[z] = _mm512_loadu_ps(c.inN + 3 * v + 16 * z);
+    Soa3 n;
+    transpose4(vectors<0>(k, in), vectors<1>(k, in), vectors<2>(k, in), vectors<3>(k, in), n.x, n.y, n.z, unused0);
+    // S = (Σ w) I: cof(S) n = (Σ w)² n, S p = (Σ w) p, S t = (Σ w) t.
+    Soa3 on = normalizeSoa(_mm512_mul_ps(sw, sw) * rotate(n));
+    __m512 o[4];
+    transpose4(on.x, on.y, on.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
+    for (int z = 0; z < 3; ++z)
+        _mm512_storeu_ps(c.outN + 3 * v + 16 * z, _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]));
+    if constexpr (kPositions) {
+        __m512 ip[3];
+        for (int z = 0; z < 3; ++z)
+            ip[z] = _mm512_loadu_ps(c.inP + 3 * v + 16 * z);
+        Soa3 p;
+        transpose4(vectors<0>(k, ip), vectors<1>(k, ip), vectors<2>(k, ip), vectors<3>(k, ip), p.x, p.y, p.z, unused0);
+        // translation = 2 vec(dual conj(real)) = 2 (rw ud - dw u + u × ud)
+        const Soa3 tr = two * (Soa3{_mm512_fmsub_ps(qw, ud.x, _mm512_mul_ps(dqw, u.x)), _mm512_fmsub_ps(qw, ud.y, _mm512_mul_ps(dqw, u.y)),
+                                    _mm512_fmsub_ps(qw, ud.z, _mm512_mul_ps(dqw, u.z))} +
+                               crossSoa(u, ud));
+        const Soa3 op = rotate(sw * p) + tr;
+        transpose4(op.x, op.y, op.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
+        for (int z = 0; z < 3; ++z)
+            _mm512_storeu_ps(c.outP + 3 * v + 16 * z, _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]));
+    }
+    if constexpr (kTangents) {
+        const float* t = c.inT + 4 * v;
+        Soa3 tin;
+        __m512 tw;
+        transpose4(_mm512_loadu_ps(t), _mm512_loadu_ps(t + 16), _mm512_loadu_ps(t + 32), _mm512_loadu_ps(t + 48), tin.x, tin.y,
+                   tin.z, tw);
+        const Soa3 ot = normalizeSoa(sw * rotate(tin));
+        transpose4(ot.x, ot.y, ot.z, tw, o[0], o[1], o[2], o[3]); // w copied from the input
+        for (int g = 0; g < 4; ++g)
+            _mm512_storeu_ps(c.outT + 4 * v + 16 * g, o[g]);
+    }
+    if (c.outFlags)
+        std::memset(c.outFlags + v, SkinFlagNone, 16);
+    return true;
+}
+
 template <Method M, int K, bool kTangents, bool kPositions, int G>
 RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], const __m512 (&in)[3], const __m512 (&it)[4],
                          GroupOut& o)
@@ -187,39 +353,8 @@ RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], con
     o.t = zero;
 
     if constexpr (M == Method::DualQuaternion) {
-        // Slot i's (real | dual) of the four vertices: two 256-bit loads per zmm, then real and dual apart.
-        auto slot = [&](int i, __m512& r, __m512& d) {
-            const float* q = c.tables.dualQuaternions;
-            const __m512 a = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(q + 8 * j[i])), _mm256_load_ps(q + 8 * j[K + i]), 1);
-            const __m512 b = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(q + 8 * j[2 * K + i])),
-                                                _mm256_load_ps(q + 8 * j[3 * K + i]), 1);
-            r = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-            d = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-        };
-        __m512 w0, w1;
-        w0 = _mm512_loadu_ps(w);
-        if constexpr (K == 8)
-            w1 = _mm512_loadu_ps(w + 16);
-        auto weight = [&](int i) {
-            if constexpr (K == 4)
-                return _mm512_permutexvar_ps(k.weight4[i], w0);
-            else
-                return _mm512_permutex2var_ps(w0, k.weight8[i], w1);
-        };
-        // The pivot is the largest weight: slot 0. A slot whose real part points away from it is negated (a zero
-        // weight adds 0 whatever its joint: the tables are finite).
-        __m512 pivot, pd;
-        slot(0, pivot, pd);
-        __m512 real = _mm512_mul_ps(weight(0), pivot), dual = _mm512_mul_ps(weight(0), pd);
-        for (int i = 1; i < K; ++i) {
-            __m512 r, d;
-            slot(i, r, d);
-            const __mmask16 away = _mm512_cmp_ps_mask(hsum4(_mm512_mul_ps(r, pivot)), zero, _CMP_LT_OQ);
-            const __m512 wi = weight(i);
-            const __m512 sw = _mm512_mask_sub_ps(wi, away, zero, wi);
-            real = _mm512_fmadd_ps(sw, r, real);
-            dual = _mm512_fmadd_ps(sw, d, dual);
-        }
+        __m512 real, dual;
+        dqBlend<K>(c, j, w, real, dual);
         const __m512 len = _mm512_sqrt_ps(hsum4(_mm512_mul_ps(real, real)));
         const __mmask16 good = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(len, _mm512_set1_ps(1e-12f), _CMP_GT_OQ), len,
                                                        _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
@@ -239,19 +374,6 @@ RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], con
         };
         // translation = 2 vec(dual conj(real)) = 2 (rw ud - dw u + u × ud)
         auto translation = [&] { return _mm512_mul_ps(two, _mm512_add_ps(_mm512_fmsub_ps(rw, ud, _mm512_mul_ps(dw, u)), crossU(ud))); };
-        if (c.tables.unitStretch) {
-            // S = (Σ w) I: S p = (Σ w) p, cof(S) n = (Σ w)² n, S t = (Σ w) t.
-            __m512 sw = weight(0);
-            for (int i = 1; i < K; ++i)
-                sw = _mm512_add_ps(sw, weight(i));
-            if constexpr (kPositions)
-                o.p = _mm512_add_ps(rotate(_mm512_mul_ps(sw, vectors<G>(k, ip))), translation());
-            o.n = _mm512_mul_ps(_mm512_mul_ps(sw, sw), rotate(vectors<G>(k, in)));
-            if constexpr (kTangents)
-                o.t = _mm512_mul_ps(sw, rotate(_mm512_maskz_mov_ps(0x7777, it[G])));
-            normalizePair(o.n, o.t);
-            return true;
-        }
         const Columns s = blendGroup<K>(c.tables.stretch, j, w);
         if constexpr (kPositions) {
             const Spread<G> p(k, ip);
@@ -339,6 +461,9 @@ RS_INLINE bool skinBlock(const Context& c, size_t v)
         for (int i = 0; i < 16 * K; ++i)
             if (w[i] != 0.0f && (c.tables.jointFlags[j[i]] & c.fallbackFlags))
                 return false;
+    if constexpr (M == Method::DualQuaternion)
+        if (c.tables.unitStretch)
+            return dqRigidBlock<K, kTangents, kPositions>(c, v);
 
     __m512 ip[3], in[3], it[4];
     if constexpr (kPositions || M == Method::Jacobian)
