@@ -11,8 +11,10 @@
 // - inverse-transpose: the same, flipped where det = c0 · (c1×c2) < 0, zero and flagged singular where
 //   |det| <= 1e-6 s^1.5 (s = |A|_F² / 3) or not finite — branch-free, per lane;
 // - blend-inverse-transpose: a second blend, of the joints' R^{-T};
-// - dual-quaternion: each slot's (real | dual) pair flipped to the pivot's hemisphere by a per-lane sign, blended,
-//   normalised, and applied to the blended stretch S (positions and tangents through S, normals through cof(S));
+// - dual-quaternion: each slot's (real | dual) pair flipped to the pivot's hemisphere by a per-lane sign and blended
+//   in the group layout (as are the stretches S); then the block is transposed in-lane to one vertex per lane, and
+//   the normalisation, translation, cof(S) and quaternion rotations are plain FMAs (positions and tangents through
+//   S, normals through cof(S); S = (Σ w) I on a palette without stretch, MethodTables::unitStretch);
 // - jacobian: J = A + Σ_g (M_g p) ∇w_gᵀ, column c as A's plus (Σ_g ∇w_g[c] M_g) p — the sums blended per vertex
 //   (the number of gradient terms varies), then transposed like A; normals through cof(J), tangents through J,
 //   positions through A.
@@ -261,11 +263,11 @@ RS_INLINE Soa3 normalizeSoa(const Soa3& v)
     return {_mm512_maskz_mul_ps(ok, v.x, r), _mm512_maskz_mul_ps(ok, v.y, r), _mm512_maskz_mul_ps(ok, v.z, r)};
 }
 
-/// Dual quaternions on joints that only rotate and translate (MethodTables::unitStretch), one block: the blends in
-/// the group layout, then everything else with one vertex per lane (no shuffles in the quaternion algebra).
+/// Dual quaternions, one block: the blends (quaternions and, unless MethodTables::unitStretch, the stretches) in the
+/// group layout, then everything else with one vertex per lane (no shuffles in the quaternion algebra).
 /// False when a vertex's blend vanishes (the per-vertex kernel flags it).
 template <int K, bool kTangents, bool kPositions>
-RS_INLINE bool dqRigidBlock(const Context& c, size_t v)
+RS_INLINE bool dqBlockSoa(const Context& c, size_t v)
 {
     const Constants& k = c.k;
     const uint16_t* j = c.joints + K * v;
@@ -297,8 +299,33 @@ RS_INLINE bool dqRigidBlock(const Context& c, size_t v)
         in[z] = _mm512_loadu_ps(c.inN + 3 * v + 16 * z);
     Soa3 n;
     transpose4(vectors<0>(k, in), vectors<1>(k, in), vectors<2>(k, in), vectors<3>(k, in), n.x, n.y, n.z, unused0);
-    // S = (Σ w) I: cof(S) n = (Σ w)² n, S p = (Σ w) p, S t = (Σ w) t.
-    Soa3 on = normalizeSoa(_mm512_mul_ps(sw, sw) * rotate(n));
+    // The stretch S: blended and transposed (column c of every vertex), or (Σ w) I on rigid joints, where
+    // cof(S) n = (Σ w)² n, S p = (Σ w) p, S t = (Σ w) t.
+    const bool rigid = c.tables.unitStretch;
+    Soa3 sc[3];
+    if (!rigid) {
+        Columns sg[4];
+        for (int g = 0; g < 4; ++g)
+            sg[g] = blendGroup<K>(c.tables.stretch, j + 4 * K * g, w + 4 * K * g);
+        for (int col = 0; col < 3; ++col)
+            transpose4(sg[0].x[col], sg[1].x[col], sg[2].x[col], sg[3].x[col], sc[col].x, sc[col].y, sc[col].z, unused0);
+    }
+    auto stretch = [&](const Soa3& x) {
+        if (rigid)
+            return sw * x;
+        return Soa3{_mm512_fmadd_ps(sc[2].x, x.z, _mm512_fmadd_ps(sc[1].x, x.y, _mm512_mul_ps(sc[0].x, x.x))),
+                    _mm512_fmadd_ps(sc[2].y, x.z, _mm512_fmadd_ps(sc[1].y, x.y, _mm512_mul_ps(sc[0].y, x.x))),
+                    _mm512_fmadd_ps(sc[2].z, x.z, _mm512_fmadd_ps(sc[1].z, x.y, _mm512_mul_ps(sc[0].z, x.x)))};
+    };
+    auto cofactorStretch = [&](const Soa3& x) {
+        if (rigid)
+            return _mm512_mul_ps(sw, sw) * x;
+        const Soa3 k0 = crossSoa(sc[1], sc[2]), k1 = crossSoa(sc[2], sc[0]), k2 = crossSoa(sc[0], sc[1]);
+        return Soa3{_mm512_fmadd_ps(k2.x, x.z, _mm512_fmadd_ps(k1.x, x.y, _mm512_mul_ps(k0.x, x.x))),
+                    _mm512_fmadd_ps(k2.y, x.z, _mm512_fmadd_ps(k1.y, x.y, _mm512_mul_ps(k0.y, x.x))),
+                    _mm512_fmadd_ps(k2.z, x.z, _mm512_fmadd_ps(k1.z, x.y, _mm512_mul_ps(k0.z, x.x)))};
+    };
+    Soa3 on = normalizeSoa(rotate(cofactorStretch(n)));
     __m512 o[4];
     transpose4(on.x, on.y, on.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
     for (int z = 0; z < 3; ++z)
@@ -313,7 +340,7 @@ RS_INLINE bool dqRigidBlock(const Context& c, size_t v)
         const Soa3 tr = two * (Soa3{_mm512_fmsub_ps(qw, ud.x, _mm512_mul_ps(dqw, u.x)), _mm512_fmsub_ps(qw, ud.y, _mm512_mul_ps(dqw, u.y)),
                                     _mm512_fmsub_ps(qw, ud.z, _mm512_mul_ps(dqw, u.z))} +
                                crossSoa(u, ud));
-        const Soa3 op = rotate(sw * p) + tr;
+        const Soa3 op = rotate(stretch(p)) + tr;
         transpose4(op.x, op.y, op.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
         for (int z = 0; z < 3; ++z)
             _mm512_storeu_ps(c.outP + 3 * v + 16 * z, _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]));
@@ -324,7 +351,7 @@ RS_INLINE bool dqRigidBlock(const Context& c, size_t v)
         __m512 tw;
         transpose4(_mm512_loadu_ps(t), _mm512_loadu_ps(t + 16), _mm512_loadu_ps(t + 32), _mm512_loadu_ps(t + 48), tin.x, tin.y,
                    tin.z, tw);
-        const Soa3 ot = normalizeSoa(sw * rotate(tin));
+        const Soa3 ot = normalizeSoa(rotate(stretch(tin)));
         transpose4(ot.x, ot.y, ot.z, tw, o[0], o[1], o[2], o[3]); // w copied from the input
         for (int g = 0; g < 4; ++g)
             _mm512_storeu_ps(c.outT + 4 * v + 16 * g, o[g]);
@@ -352,39 +379,8 @@ RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], con
     const __m512 zero = _mm512_setzero_ps();
     o.t = zero;
 
-    if constexpr (M == Method::DualQuaternion) {
-        __m512 real, dual;
-        dqBlend<K>(c, j, w, real, dual);
-        const __m512 len = _mm512_sqrt_ps(hsum4(_mm512_mul_ps(real, real)));
-        const __mmask16 good = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(len, _mm512_set1_ps(1e-12f), _CMP_GT_OQ), len,
-                                                       _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
-        if (good != 0xFFFF)
-            return false; // a vanishing blend: the per-vertex kernel flags it
-        const __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), len);
-        real = _mm512_mul_ps(real, inv);
-        dual = _mm512_mul_ps(dual, inv);
-        const __m512 u = _mm512_maskz_mov_ps(0x7777, real), ud = _mm512_maskz_mov_ps(0x7777, dual);
-        const __m512 uyzx = yzx(u); // shared by every u × x below
-        const __m512 rw = _mm512_permute_ps(real, 0xFF), dw = _mm512_permute_ps(dual, 0xFF);
-        const __m512 two = _mm512_set1_ps(2.0f);
-        auto crossU = [&](__m512 x) { return yzx(_mm512_fmsub_ps(u, yzx(x), _mm512_mul_ps(uyzx, x))); };
-        auto rotate = [&](__m512 x) {
-            const __m512 t = _mm512_mul_ps(two, crossU(x));
-            return _mm512_add_ps(_mm512_fmadd_ps(rw, t, x), crossU(t));
-        };
-        // translation = 2 vec(dual conj(real)) = 2 (rw ud - dw u + u × ud)
-        auto translation = [&] { return _mm512_mul_ps(two, _mm512_add_ps(_mm512_fmsub_ps(rw, ud, _mm512_mul_ps(dw, u)), crossU(ud))); };
-        const Columns s = blendGroup<K>(c.tables.stretch, j, w);
-        if constexpr (kPositions) {
-            const Spread<G> p(k, ip);
-            o.p = _mm512_add_ps(rotate(s.dir(p.x, p.y, p.z)), translation());
-        }
-        o.n = rotate(s.cofactorTimes(n.x, n.y, n.z));
-        if constexpr (kTangents)
-            o.t = rotate(s.dir(tx, ty, tz));
-        normalizePair(o.n, o.t);
-        return true;
-    } else if constexpr (M == Method::Jacobian) {
+    static_assert(M != Method::DualQuaternion, "dual quaternions: dqBlockSoa");
+    if constexpr (M == Method::Jacobian) {
         // J = A + Σ_g (M_g p) ∇w_gᵀ: column c of J is A's plus B_c p, with B_c = Σ_g ∇w_g[c] M_g blended per vertex
         // like a palette matrix (three FMAs per gradient term, no reduction inside the loop); the four vertices' B_c
         // are then transposed and applied to p as the blended matrices are.
@@ -452,19 +448,10 @@ RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], con
 
 constexpr size_t kPrefetchBlocks = 8;
 
+/// The block of every other method: four groups, then the packed stores.
 template <Method M, int K, bool kTangents, bool kPositions>
-RS_INLINE bool skinBlock(const Context& c, size_t v)
+RS_INLINE bool skinGroups(const Context& c, size_t v)
 {
-    const uint16_t* j = c.joints + K * v;
-    const float* w = c.weights + K * v;
-    if (c.fallbackFlags)
-        for (int i = 0; i < 16 * K; ++i)
-            if (w[i] != 0.0f && (c.tables.jointFlags[j[i]] & c.fallbackFlags))
-                return false;
-    if constexpr (M == Method::DualQuaternion)
-        if (c.tables.unitStretch)
-            return dqRigidBlock<K, kTangents, kPositions>(c, v);
-
     __m512 ip[3], in[3], it[4];
     if constexpr (kPositions || M == Method::Jacobian)
         for (int z = 0; z < 3; ++z)
@@ -501,6 +488,21 @@ RS_INLINE bool skinBlock(const Context& c, size_t v)
                          _mm_mask_blend_epi8(__mmask16(bad), _mm_set1_epi8(char(SkinFlagNone)), _mm_set1_epi8(char(SkinFlagSingular))));
     }
     return true;
+}
+
+template <Method M, int K, bool kTangents, bool kPositions>
+RS_INLINE bool skinBlock(const Context& c, size_t v)
+{
+    const uint16_t* j = c.joints + K * v;
+    const float* w = c.weights + K * v;
+    if (c.fallbackFlags)
+        for (int i = 0; i < 16 * K; ++i)
+            if (w[i] != 0.0f && (c.tables.jointFlags[j[i]] & c.fallbackFlags))
+                return false;
+    if constexpr (M == Method::DualQuaternion)
+        return dqBlockSoa<K, kTangents, kPositions>(c, v);
+    else
+        return skinGroups<M, K, kTangents, kPositions>(c, v);
 }
 
 template <int K>
