@@ -38,30 +38,6 @@ glm::mat3 minimalRotation(const glm::vec3& a, const glm::vec3& b)
     return glm::mat3(1.0f) + s * K + (1.0f - c) * (K * K);
 }
 
-} // namespace
-
-bool carryRotation(const glm::vec3& bindNormal, const glm::vec3& bindTangent, const glm::vec3& posedNormal,
-                   const glm::vec3& posedTangent, glm::mat3& out)
-{
-    if (!isDefined(bindNormal) || !isDefined(posedNormal))
-        return false;
-    // The same frame (the bind pose itself): exactly the identity, not F Fᵀ rounded.
-    if (bindNormal == posedNormal && bindTangent == posedTangent) {
-        out = glm::mat3(1.0f);
-        return true;
-    }
-    if (isDefined(bindTangent) && isDefined(posedTangent)) {
-        const glm::mat3 fb(bindTangent, glm::cross(bindNormal, bindTangent), bindNormal);
-        const glm::mat3 fp(posedTangent, glm::cross(posedNormal, posedTangent), posedNormal);
-        out = fp * glm::transpose(fb);
-    } else {
-        out = minimalRotation(bindNormal, posedNormal);
-    }
-    return true;
-}
-
-namespace {
-
 /// safeNormalize with its operations spelled out ((x² + y²) + z², 1 / sqrt, then the products), the order the SIMD
 /// loop repeats.
 inline glm::vec3 unitOrZero(float x, float y, float z)
@@ -92,7 +68,9 @@ inline glm::vec3 carryFrames(const glm::vec3& bn, const glm::vec3& bt, const glm
                      (pt.z * y0 + pb.z * y1) + pn.z * y2);
 }
 
-/// One vertex of CarryJob::run: the definition (carryRotation), with the frame product applied as F_p (F_bᵀ x).
+/// One vertex of CarryJob::run, the definition in carried.h: no rotation without both rebuilt normals, the identity
+/// for the same frame (the bind pose itself: exactly, not F Fᵀ rounded), the frame change F_p F_bᵀ applied as
+/// F_p (F_bᵀ x), else the minimal rotation from the bind to the posed normal.
 inline void carryVertex(const CarryJob& job, size_t v, bool tangents)
 {
     const glm::vec3 bn = job.bindNormals[v], pn = job.posedNormals[v];
@@ -122,8 +100,7 @@ inline void carryVertex(const CarryJob& job, size_t v, bool tangents)
             job.outTangents[v] = carryFrames(bn, bt, bb, pn, pt, pb, at);
         return;
     }
-    glm::mat3 r;
-    carryRotation(bn, bt, pn, pt, r);
+    const glm::mat3 r = minimalRotation(bn, pn);
     job.outNormals[v] = r * a;
     if (tangents)
         job.outTangents[v] = r * at;

@@ -17,11 +17,6 @@
 
 namespace rig {
 
-/// The rotation R of the definition for one vertex; false when either rebuilt normal is undefined (then no error is
-/// defined). bindTangent / posedTangent: the rebuilt tangents (xyz), or zero vectors when there are none.
-bool carryRotation(const glm::vec3& bindNormal, const glm::vec3& bindTangent, const glm::vec3& posedNormal,
-                   const glm::vec3& posedTangent, glm::mat3& out);
-
 /// The carried reference of one surface: per vertex R · safeNormalize(authored), the zero vector where R is undefined
 /// (either rebuilt normal undefined). The skinning error of a method is then its angle to these (angularErrors), so
 /// that the rotations are built once per surface, not once per method. All spans of one mesh's vertex count; the

@@ -502,14 +502,10 @@ bool linearKernelAvailable(LinearKernel k)
     switch (k) {
     case LinearKernel::Scalar:
         return true;
-    case LinearKernel::Avx2: {
-        static const bool avx2 = cpuHasAvx2Fma();
-        return avx2;
-    }
-    case LinearKernel::Avx512: {
-        static const bool avx512 = cpuHasAvx512();
-        return avx512;
-    }
+    case LinearKernel::Avx2:
+        return cpuHasAvx2Fma();
+    case LinearKernel::Avx512:
+        return cpuHasAvx512();
     }
     return false;
 }

@@ -45,6 +45,7 @@ RS_INLINE __m128 normalize3(__m128 v)
     return _mm_and_ps(_mm_mul_ps(v, r), ok);
 }
 
+/// Σ w_i M_{j_i} over the K slots as two 8-float halves of the compact palette line: a01 = (c0 | c1), a23 = (c2 | t).
 template <int K>
 RS_INLINE void blendHalves(const PaletteMatrix* pal, const uint16_t* j, const float* w, __m256& a01, __m256& a23)
 {

@@ -40,14 +40,8 @@ inline __attribute__((always_inline)) Out skinOne(const PaletteMatrix* pal, cons
 {
     const __m256 ones = _mm256_set1_ps(1.0f);
     const __m256 zeros = _mm256_setzero_ps();
-    __m256 w0 = _mm256_broadcast_ss(w);
-    __m256 a01 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m));
-    __m256 a23 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m + 8));
-    for (int i = 1; i < K; ++i) {
-        const __m256 wi = _mm256_broadcast_ss(w + i);
-        a01 = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[j[i]].m), a01);
-        a23 = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[j[i]].m + 8), a23);
-    }
+    __m256 a01, a23;
+    avx2::blendHalves<K>(pal, j, w, a01, a23);
     Out o;
     // position: c0 px + c1 py | c2 pz + c3
     o.p = foldHalves(_mm256_fmadd_ps(a23, _mm256_blend_ps(_mm256_broadcast_ss(p + 2), ones, 0xF0),

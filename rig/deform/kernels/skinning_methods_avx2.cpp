@@ -49,14 +49,8 @@ struct Affine34 {
 template <int K>
 RS_INLINE Affine34 blend(const PaletteMatrix* pal, const uint16_t* j, const float* w)
 {
-    __m256 w0 = _mm256_broadcast_ss(w);
-    __m256 a01 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m));
-    __m256 a23 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m + 8));
-    for (int i = 1; i < K; ++i) {
-        const __m256 wi = _mm256_broadcast_ss(w + i);
-        a01 = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[j[i]].m), a01);
-        a23 = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[j[i]].m + 8), a23);
-    }
+    __m256 a01, a23;
+    blendHalves<K>(pal, j, w, a01, a23);
     return {_mm256_castps256_ps128(a01), _mm256_extractf128_ps(a01, 1), _mm256_castps256_ps128(a23),
             _mm256_extractf128_ps(a23, 1)};
 }

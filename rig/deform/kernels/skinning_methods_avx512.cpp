@@ -172,9 +172,9 @@ struct Spread {
 
 /// The dual-quaternion blend of a group's four vertices (j, w: the group's first): per 128-bit lane the vertex's
 /// Σ ±w_i q_i, real and dual parts, each slot flipped to the pivot's hemisphere (the pivot is the largest weight: slot
-/// 0; a zero weight adds 0 whatever its joint: the tables are finite). With `weightSum`, also Σ w_i in every lane.
+/// 0; a zero weight adds 0 whatever its joint: the tables are finite), and weightSum = Σ w_i in every lane.
 template <int K>
-RS_INLINE void dqBlend(const Context& c, const uint16_t* j, const float* w, __m512& real, __m512& dual, __m512* weightSum = nullptr)
+RS_INLINE void dqBlend(const Context& c, const uint16_t* j, const float* w, __m512& real, __m512& dual, __m512& weightSum)
 {
     const Constants& k = c.k;
     const __m512 zero = _mm512_setzero_ps();
@@ -213,8 +213,7 @@ RS_INLINE void dqBlend(const Context& c, const uint16_t* j, const float* w, __m5
         real = _mm512_fmadd_ps(sw, r, real);
         dual = _mm512_fmadd_ps(sw, d, dual);
     }
-    if (weightSum)
-        *weightSum = sum;
+    weightSum = sum;
 }
 
 /// The in-lane 4 x 4 transpose of four registers: lane 4L + j of x (y, z, w) is component x (y, z, w) of a_j's
@@ -274,7 +273,7 @@ RS_INLINE bool dqBlockSoa(const Context& c, size_t v)
     const float* w = c.weights + K * v;
     __m512 r[4], d[4], s[4];
     for (int g = 0; g < 4; ++g)
-        dqBlend<K>(c, j + 4 * K * g, w + 4 * K * g, r[g], d[g], &s[g]);
+        dqBlend<K>(c, j + 4 * K * g, w + 4 * K * g, r[g], d[g], s[g]);
     __m512 rx, ry, rz, rw, dx, dy, dz, dw, sw, unused0, unused1, unused2;
     transpose4(r[0], r[1], r[2], r[3], rx, ry, rz, rw);
     transpose4(d[0], d[1], d[2], d[3], dx, dy, dz, dw);
