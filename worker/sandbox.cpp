@@ -125,35 +125,25 @@ public:
         ret(errnoOf(error));
     }
     /// For syscall `nr`: allowed when argument `a` has any of `bits` set, else denied.
-    void allowIfAnyBit(long nr, int a, uint32_t bits)
-    {
-        m_p.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(nr), 0, 4));
-        load(arg(a));
-        m_p.push_back(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, bits, 0, 1));
-        ret(SECCOMP_RET_ALLOW);
-        ret(errnoOf(EPERM));
-    }
+    void allowIfAnyBit(long nr, int a, uint32_t bits) { onArg(nr, a, BPF_JSET, bits, SECCOMP_RET_ALLOW, errnoOf(EPERM)); }
     /// For syscall `nr`: denied when argument `a` has any of `bits` set, else allowed.
-    void denyIfAnyBit(long nr, int a, uint32_t bits)
-    {
-        m_p.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(nr), 0, 4));
-        load(arg(a));
-        m_p.push_back(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, bits, 0, 1));
-        ret(errnoOf(EPERM));
-        ret(SECCOMP_RET_ALLOW);
-    }
+    void denyIfAnyBit(long nr, int a, uint32_t bits) { onArg(nr, a, BPF_JSET, bits, errnoOf(EPERM), SECCOMP_RET_ALLOW); }
     /// For syscall `nr`: allowed only when argument `a` equals `value`.
-    void allowOnlyIfEquals(long nr, int a, uint32_t value)
-    {
-        m_p.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(nr), 0, 4));
-        load(arg(a));
-        m_p.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, 0, 1));
-        ret(SECCOMP_RET_ALLOW);
-        ret(errnoOf(EPERM));
-    }
+    void allowOnlyIfEquals(long nr, int a, uint32_t value) { onArg(nr, a, BPF_JEQ, value, SECCOMP_RET_ALLOW, errnoOf(EPERM)); }
     std::vector<sock_filter>& program() { return m_p; }
 
 private:
+    /// For syscall `nr`: argument `a` tested against `k` with `test` (BPF_JEQ: equal; BPF_JSET: any bit in common)
+    /// returns `ifTrue`, else `ifFalse`; other syscalls fall through to the next rule.
+    void onArg(long nr, int a, uint16_t test, uint32_t k, uint32_t ifTrue, uint32_t ifFalse)
+    {
+        m_p.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(nr), 0, 4));
+        load(arg(a));
+        m_p.push_back(BPF_JUMP(uint16_t(BPF_JMP | test | BPF_K), k, 0, 1));
+        ret(ifTrue);
+        ret(ifFalse);
+    }
+
     std::vector<sock_filter> m_p;
 };
 
