@@ -221,9 +221,10 @@ ErrorStats errorStats(std::span<const float> errors)
 
 ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch)
 {
-    // One pass: count, sum, max, the 1° histogram, and a 4096-bucket histogram of the top bits of the float (defined
-    // errors are >= 0, whose bits order like their values). The nearest-rank 95th percentile then lies in one bucket:
-    // a second pass collects that bucket and nth_element finds it among a few values. Exact, O(n).
+    // One pass: count, sum, max, the 1° bins from 32° up, and a 4096-bucket histogram of the top bits of the float
+    // (defined errors are >= 0, whose bits order like their values), which also gives the 1° bins below 32°. The
+    // nearest-rank 95th percentile then lies in one bucket: a second pass collects that bucket and nth_element finds
+    // it among a few values. Exact, O(n).
     ErrorStats s;
     constexpr int kShift = 19; // 32 - 13 bits: sign (0), exponent, 4 mantissa bits
     constexpr size_t kBuckets = size_t(1) << (32 - kShift - 1);
