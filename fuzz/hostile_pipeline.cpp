@@ -1,6 +1,7 @@
 #include "hostile_pipeline.h"
 
 #include "rig/model/structure.h"
+#include "worker/decode_image.h"
 
 #include <cctype>
 #include <cmath>
@@ -220,7 +221,9 @@ Outcome runFile(const uint8_t* data, size_t size, const std::string& formatHint,
         o.problem = errorMessageProblem(o.error, displayName);
         return o;
     }
-    const rig::Rig& rig = imported.value();
+    rig::Rig& rig = imported.value();
+    // The textures, through the worker's decoders (they see the same hostile bytes there).
+    rig::worker::decodeImages(rig, options.memoryBudgetBytes / 4);
     o.loaded = true;
     o.vertices = rig.vertexCount();
     if (auto p = rigInvariantProblem(rig); !p.empty()) {

@@ -10,6 +10,7 @@ layout(location = 6) in float vHandedness;
 layout(location = 5) in float vSelected;
 layout(location = 7) in float vScalar;
 layout(location = 8) in vec4 vBaseColor;
+layout(location = 9) in vec2 vTexUv;
 
 layout(location = 0) out vec4 fragColor;
 
@@ -22,6 +23,15 @@ layout(std140, binding = 0) uniform View {
     vec4 color;
     ivec4 flags;
 } ubo;
+
+// The mesh's base colour texture (sRGB: sampled as linear), white for a mesh without one.
+layout(binding = 8) uniform sampler2D baseColorTexture;
+
+vec3 linearToSrgb(vec3 c)
+{
+    c = clamp(c, 0.0, 1.0);
+    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c));
+}
 
 vec3 heat(float e, float maxDeg)
 {
@@ -118,8 +128,11 @@ void main()
         return;
     }
 
-    // Plain: the file's base colour factor when it gives one (linear, so lit as is), else a neutral grey.
-    vec3 albedo = vBaseColor.a > 0.0 ? mix(vec3(0.12), vec3(0.95), vBaseColor.rgb) : vec3(0.72, 0.72, 0.74);
+    // Plain: the file's base colour (factor x texture, linear; lit in linear and written as sRGB), else a neutral grey.
+    // The texture is sampled before any branch (its mip level needs derivatives in uniform control flow).
+    vec3 texel = texture(baseColorTexture, vTexUv).rgb;
+    bool fileColour = vBaseColor.a > 0.0 && material == 0;
+    vec3 albedo = fileColour ? vBaseColor.rgb * texel : vec3(0.72, 0.72, 0.74);
     vec3 shadeN = n;
     if (material == 2) {
         vec2 cell = floor(vUv * 8.0);
@@ -152,5 +165,7 @@ void main()
     vec3 c = albedo * (0.18 + 0.82 * diffuse) + vec3(spec);
     // Fill light from below/behind so silhouettes read.
     c += albedo * 0.12 * max(dot(shadeN, -l), 0.0);
+    if (fileColour)
+        c = linearToSrgb(c);
     fragColor = vec4(mix(c, vec3(1.0, 0.9, 0.2), vSelected), 1.0);
 }

@@ -2,7 +2,8 @@
 // Draws the skinned mesh from the GPU deformer's storage buffers, indexed by gl_VertexIndex.
 
 layout(location = 0) in vec2 inUv;
-layout(location = 1) in vec4 inBaseColor; // the mesh's base colour; alpha 0: none
+layout(location = 1) in vec4 inBaseColor; // the mesh's base colour factor; alpha 0: none
+layout(location = 2) in vec2 inTexUv;     // UV0 with the image's first row at v = 0 (the base colour texture)
 
 layout(std140, binding = 0) uniform View {
     mat4 viewProj;
@@ -32,6 +33,7 @@ layout(location = 6) out float vHandedness;
 layout(location = 5) out float vSelected;
 layout(location = 7) out float vScalar;
 layout(location = 8) out vec4 vBaseColor;
+layout(location = 9) out vec2 vTexUv;
 
 // The weight views' scalar of vertex v (modes 7..10); negative values are codes the fragment shader colours:
 // -1 no joint selected, -2 a NaN or infinite weight in the sum.
@@ -83,6 +85,7 @@ void main()
     vWorld = p;
     vUv = inUv;
     vBaseColor = inBaseColor;
+    vTexUv = inTexUv;
     vError = errors[v];
     // Tangent handedness of the method against the reference: 1 disagree, 0 agree, -1 undefined.
     const vec4 mt = tangents[v], rt = refTangents[v];

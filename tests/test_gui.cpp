@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 
 #include "app/document.h"
+#include "gltf_files.h"
 #include "gui_util.h"
 #include "app/main_window.h"
 #include "viewer/viewport.h"
@@ -33,6 +34,8 @@ private slots:
     void poseFilesApplyOrExplain();
     void staysUsableThroughEveryCorpusFile();
     void withoutVulkanTheAppFallsBackToOpenGL();
+    void litViewShowsTheBaseColourTexture_data();
+    void litViewShowsTheBaseColourTexture();
 };
 
 void TestGui::initTestCase()
@@ -297,3 +300,80 @@ void TestGui::withoutVulkanTheAppFallsBackToOpenGL()
 
 QTEST_MAIN(TestGui)
 #include "test_gui.moc"
+
+void TestGui::litViewShowsTheBaseColourTexture_data()
+{
+    QTest::addColumn<QString>("api");
+    QTest::newRow("vulkan") << QStringLiteral("vulkan");
+    QTest::newRow("opengl") << QStringLiteral("opengl");
+}
+
+void TestGui::litViewShowsTheBaseColourTexture()
+{
+    // A quad in z = 0 whose UV0 puts the image's top-left corner at its top-left (x = -1, y = 1), textured with four
+    // colour quadrants (red, green / blue, white) from a PNG beside the .gltf: each quadrant's centre shows its
+    // colour, so the texture is there, the right way up and not mirrored, on both backends.
+    QFETCH(QString, api);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QImage tex(64, 64, QImage::Format_RGBA8888);
+    for (int y = 0; y < 64; ++y)
+        for (int x = 0; x < 64; ++x)
+            tex.setPixelColor(x, y, y < 32 ? (x < 32 ? QColor(255, 0, 0) : QColor(0, 255, 0))
+                                           : (x < 32 ? QColor(0, 0, 255) : QColor(255, 255, 255)));
+    QVERIFY(tex.save(dir.filePath("quadrants.png")));
+    testgltf::Builder b;
+    const int pos = b.floats({-1, 1, 0, 1, 1, 0, 1, -1, 0, -1, -1, 0}, "VEC3", true);
+    const int nrm = b.floats({0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1}, "VEC3");
+    const int uv = b.floats({0, 0, 1, 0, 1, 1, 0, 1}, "VEC2");
+    const int idx = b.u16({0, 2, 1, 0, 3, 2}, "SCALAR");
+    QJsonObject root;
+    root["scene"] = 0;
+    root["scenes"] = QJsonArray{QJsonObject{{"nodes", QJsonArray{0}}}};
+    root["nodes"] = QJsonArray{QJsonObject{{"name", "quad"}, {"mesh", 0}}};
+    root["meshes"] = QJsonArray{QJsonObject{
+        {"name", "quad"},
+        {"primitives", QJsonArray{QJsonObject{{"attributes", QJsonObject{{"POSITION", pos}, {"NORMAL", nrm}, {"TEXCOORD_0", uv}}},
+                                              {"indices", idx},
+                                              {"material", 0}}}}}};
+    root["materials"] = QJsonArray{QJsonObject{{"pbrMetallicRoughness", QJsonObject{{"baseColorTexture", QJsonObject{{"index", 0}}}}}}};
+    root["images"] = QJsonArray{QJsonObject{{"uri", "quadrants.png"}}};
+    root["textures"] = QJsonArray{QJsonObject{{"source", 0}}};
+    QFile f(dir.filePath("quad.gltf"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(b.gltf(root));
+    f.close();
+
+    app::Document doc;
+    app::MainWindow w(&doc, api);
+    w.resize(1000, 760);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy finished(&doc, &app::Document::loadFinished);
+    doc.openFile(dir.filePath("quad.gltf"));
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(doc.loaded()->rig.images.size(), size_t(1));
+    QVERIFY(doc.loaded()->rig.images[0].decoded());
+    viewer::Viewport* vp = w.viewport();
+    QVERIFY(waitForFrames(vp, 1));
+    QTRY_VERIFY_WITH_TIMEOUT(doc.evaluationCurrent(), 20000); // the first evaluation frames the rig
+    QTest::qWait(50);
+    QString err;
+    const QImage img = vp->grabImage(&err);
+    QVERIFY2(!img.isNull(), qPrintable(err));
+    img.save(QDir::temp().filePath(QStringLiteral("rigscope-test-texture-%1.png").arg(api)));
+    const double sx = double(img.width()) / vp->width(), sy = double(img.height()) / vp->height();
+    // Each quadrant's centre, 7 x 7 pixels (lighting and a specular highlight may brighten, never change the hue).
+    auto at = [&](float x, float y) {
+        const QPoint p = guitest::project(vp, glm::vec3(x, y, 0.0f));
+        return QRect(int(p.x() * sx) - 3, int(p.y() * sy) - 3, 7, 7);
+    };
+    auto red = [](const QColor& c) { return c.red() > 120 && c.red() > c.green() + 60 && c.red() > c.blue() + 60; };
+    auto green = [](const QColor& c) { return c.green() > 120 && c.green() > c.red() + 60 && c.green() > c.blue() + 60; };
+    auto blue = [](const QColor& c) { return c.blue() > 120 && c.blue() > c.red() + 60 && c.blue() > c.green() + 60; };
+    auto white = [](const QColor& c) { return c.red() > 150 && c.green() > 150 && c.blue() > 150; };
+    QCOMPARE(guitest::countPixels(img, at(-0.5f, 0.5f), red), 49);
+    QCOMPARE(guitest::countPixels(img, at(0.5f, 0.5f), green), 49);
+    QCOMPARE(guitest::countPixels(img, at(-0.5f, -0.5f), blue), 49);
+    QCOMPARE(guitest::countPixels(img, at(0.5f, -0.5f), white), 49);
+}

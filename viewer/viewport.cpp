@@ -96,7 +96,20 @@ struct Viewport::Resources {
     int indexCount = 0;
     int vertexCount = 0;
 
-    std::unique_ptr<QRhiShaderResourceBindings> meshSrb;
+    std::unique_ptr<QRhiShaderResourceBindings> meshSrb; // binds whiteTexture
+    // Base colour textures: one per decoded rig image (indexed as Rig::images; null where an image has no pixels),
+    // sRGB with mipmaps; a 1 x 1 white one for meshes without. One mesh bindings set per texture; the mesh is drawn
+    // as runs of consecutive meshes that share a texture.
+    std::vector<std::unique_ptr<QRhiTexture>> textures;
+    std::vector<std::unique_ptr<QRhiShaderResourceBindings>> textureSrbs;
+    std::unique_ptr<QRhiTexture> whiteTexture;
+    std::unique_ptr<QRhiSampler> textureSampler;
+    uint64_t texturesGeneration = 0; // Viewport::m_rigGeneration they were made for (0: none)
+    struct MeshRun {
+        quint32 firstIndex = 0, indexCount = 0;
+        int texture = -1; // index into textures, -1: white
+    };
+    std::vector<MeshRun> meshRuns;
     std::unique_ptr<QRhiShaderResourceBindings> normalLinesSrb, tangentLinesSrb, refNormalLinesSrb, refTangentLinesSrb;
     std::unique_ptr<QRhiShaderResourceBindings> segLinesSrb, boundsSrb, markerSrb;
     std::unique_ptr<QRhiGraphicsPipeline> meshPipeline;
@@ -184,6 +197,7 @@ void Viewport::setRig(std::shared_ptr<const rig::Rig> rig, std::shared_ptr<const
 {
     m_rig = std::move(rig);
     m_runtime = std::move(runtime);
+    ++m_rigGeneration;
     m_selected = -1;
     m_selectedJoint = -1;
     m_selectionSet.reset();
@@ -524,6 +538,61 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
     return img;
 }
 
+void Viewport::uploadTextures(QRhiResourceUpdateBatch* u)
+{
+    Resources& r = *m_res;
+    if (!r.whiteTexture) {
+        r.whiteTexture.reset(r.rhi->newTexture(QRhiTexture::RGBA8, QSize(1, 1)));
+        r.whiteTexture->create();
+        QImage white(1, 1, QImage::Format_RGBA8888);
+        white.fill(Qt::white);
+        u->uploadTexture(r.whiteTexture.get(), white);
+        // glTF's default sampler: trilinear, repeating.
+        r.textureSampler.reset(r.rhi->newSampler(QRhiSampler::Linear, QRhiSampler::Linear, QRhiSampler::Linear,
+                                                 QRhiSampler::Repeat, QRhiSampler::Repeat));
+        r.textureSampler->create();
+    }
+    r.textures.clear();
+    const int maxSide = r.rhi->resourceLimit(QRhi::TextureSizeMax);
+    for (const rig::Image& im : m_rig->images) {
+        std::unique_ptr<QRhiTexture> texture;
+        if (im.decoded() && int(im.width) <= maxSide && int(im.height) <= maxSide) {
+            const QSize size(int(im.width), int(im.height));
+            texture.reset(r.rhi->newTexture(QRhiTexture::RGBA8, size, 1,
+                                            QRhiTexture::sRGB | QRhiTexture::MipMapped | QRhiTexture::UsedWithGenerateMips));
+            if (texture->create()) {
+                // The rig outlives the batch: the image wraps its pixels without a copy.
+                const QImage pixels(im.rgba.data(), size.width(), size.height(), size.width() * 4, QImage::Format_RGBA8888);
+                u->uploadTexture(texture.get(), pixels);
+                u->generateMips(texture.get());
+            } else {
+                texture.reset();
+            }
+        } else if (im.decoded()) {
+            qWarning("rigscope: texture '%s' is %u x %u, larger than this GPU takes (%d); the lit view shows the factor",
+                     im.name.c_str(), im.width, im.height, maxSide);
+        }
+        r.textures.push_back(std::move(texture));
+    }
+    // Runs of consecutive meshes with the same texture (the deformer's meshes are the rig's, in order).
+    r.meshRuns.clear();
+    const auto& ranges = r.deformer->meshes();
+    for (size_t m = 0; m < ranges.size() && m < m_rig->meshes.size(); ++m) {
+        const int image = m_rig->meshes[m].baseColorImage;
+        const int texture = image >= 0 && size_t(image) < r.textures.size() && r.textures[size_t(image)] ? image : -1;
+        const quint32 first = 3 * ranges[m].triangleBegin, count = 3 * ranges[m].triangleCount;
+        if (count == 0)
+            continue;
+        if (!r.meshRuns.empty() && r.meshRuns.back().texture == texture &&
+            r.meshRuns.back().firstIndex + r.meshRuns.back().indexCount == first)
+            r.meshRuns.back().indexCount += count;
+        else
+            r.meshRuns.push_back({first, count, texture});
+    }
+    r.texturesGeneration = m_rigGeneration;
+    r.bindingsStale = true;
+}
+
 void Viewport::render()
 {
     Resources& r = *m_res;
@@ -569,13 +638,15 @@ void Viewport::render()
 
     // Static draw data of a new rig: UVs as vertex input, segment buffers for bones and the bounding box.
     if (ready && (m_rigDirty || r.bindingsStale)) {
-        // Per vertex: UV0 and the mesh's base colour (RGBA8; alpha 0 = the file gives none).
+        // Per vertex: UV0 as the file gives it (the procedural materials), the base colour texture's coordinate (UV0
+        // with the image's first row at 0) and the mesh's base colour factor (RGBA8; alpha 0 = the file gives none).
         struct VertexIn {
             glm::vec2 uv;
+            glm::vec2 texUv;
             uint32_t color;
         };
         const size_t n = r.deformer->vertexCount();
-        std::vector<VertexIn> vin(std::max<size_t>(n, 1), VertexIn{glm::vec2(0.0f), 0u});
+        std::vector<VertexIn> vin(std::max<size_t>(n, 1), VertexIn{glm::vec2(0.0f), glm::vec2(0.0f), 0u});
         size_t base = 0;
         for (const rig::Mesh& m : m_rig->meshes) {
             uint32_t color = 0;
@@ -585,10 +656,14 @@ void Viewport::render()
                         uint32_t(std::lround(c.z * 255.0f)) << 16 | 255u << 24;
             }
             const bool uvs = m.uvs.size() == m.vertexCount();
-            for (size_t v = 0; v < m.vertexCount() && base + v < vin.size(); ++v)
-                vin[base + v] = VertexIn{uvs ? m.uvs[v] : glm::vec2(0.0f), color};
+            for (size_t v = 0; v < m.vertexCount() && base + v < vin.size(); ++v) {
+                const glm::vec2 uv = uvs ? m.uvs[v] : glm::vec2(0.0f);
+                vin[base + v] = VertexIn{uv, m.uvOriginTopLeft ? uv : glm::vec2(uv.x, 1.0f - uv.y), color};
+            }
             base += m.vertexCount();
         }
+        if (r.texturesGeneration != m_rigGeneration)
+            uploadTextures(u);
         r.uvs.reset(r.rhi->newBuffer(QRhiBuffer::Immutable, QRhiBuffer::VertexBuffer, int(vin.size() * sizeof(VertexIn))));
         r.uvs->create();
         u->uploadStaticBuffer(r.uvs.get(), vin.data());
@@ -671,18 +746,27 @@ void Viewport::render()
         const auto vfs = vs | QRhiShaderResourceBinding::FragmentStage;
         const quint32 blockSize = sizeof(ViewBlock);
         GpuDeformer& d = *r.deformer;
-        r.meshSrb.reset(r.rhi->newShaderResourceBindings());
-        r.meshSrb->setBindings({
-            QRhiShaderResourceBinding::uniformBufferWithDynamicOffset(0, vfs, r.ubo.get(), blockSize),
-            QRhiShaderResourceBinding::bufferLoad(1, vs, d.positionsBuffer()),
-            QRhiShaderResourceBinding::bufferLoad(2, vs, d.normalsBuffer()),
-            QRhiShaderResourceBinding::bufferLoad(3, vs, d.tangentsBuffer()),
-            QRhiShaderResourceBinding::bufferLoad(4, vs, d.referenceNormalsBuffer()),
-            QRhiShaderResourceBinding::bufferLoad(5, vs, d.referenceTangentsBuffer()),
-            QRhiShaderResourceBinding::bufferLoad(6, vs, d.errorsBuffer()),
-            QRhiShaderResourceBinding::bufferLoad(7, vs, d.rawInfluencesBuffer()),
-        });
-        r.meshSrb->create();
+        auto meshSrb = [&](QRhiTexture* texture) {
+            std::unique_ptr<QRhiShaderResourceBindings> srb(r.rhi->newShaderResourceBindings());
+            srb->setBindings({
+                QRhiShaderResourceBinding::uniformBufferWithDynamicOffset(0, vfs, r.ubo.get(), blockSize),
+                QRhiShaderResourceBinding::bufferLoad(1, vs, d.positionsBuffer()),
+                QRhiShaderResourceBinding::bufferLoad(2, vs, d.normalsBuffer()),
+                QRhiShaderResourceBinding::bufferLoad(3, vs, d.tangentsBuffer()),
+                QRhiShaderResourceBinding::bufferLoad(4, vs, d.referenceNormalsBuffer()),
+                QRhiShaderResourceBinding::bufferLoad(5, vs, d.referenceTangentsBuffer()),
+                QRhiShaderResourceBinding::bufferLoad(6, vs, d.errorsBuffer()),
+                QRhiShaderResourceBinding::bufferLoad(7, vs, d.rawInfluencesBuffer()),
+                QRhiShaderResourceBinding::sampledTexture(8, QRhiShaderResourceBinding::FragmentStage, texture,
+                                                          r.textureSampler.get()),
+            });
+            srb->create();
+            return srb;
+        };
+        r.meshSrb = meshSrb(r.whiteTexture.get());
+        r.textureSrbs.clear();
+        for (const auto& texture : r.textures)
+            r.textureSrbs.push_back(texture ? meshSrb(texture.get()) : nullptr);
         auto lineSrb = [&](QRhiBuffer* origins, QRhiBuffer* dirs) {
             std::unique_ptr<QRhiShaderResourceBindings> srb(r.rhi->newShaderResourceBindings());
             srb->setBindings({
@@ -707,9 +791,10 @@ void Viewport::render()
             r.meshPipeline->setShaderStages({{QRhiShaderStage::Vertex, loadShader(QStringLiteral("mesh.vert"))},
                                              {QRhiShaderStage::Fragment, loadShader(QStringLiteral("mesh.frag"))}});
             QRhiVertexInputLayout layout;
-            layout.setBindings({{sizeof(glm::vec2) + sizeof(uint32_t)}});
+            layout.setBindings({{2 * sizeof(glm::vec2) + sizeof(uint32_t)}});
             layout.setAttributes({{0, 0, QRhiVertexInputAttribute::Float2, 0},
-                                  {0, 1, QRhiVertexInputAttribute::UNormByte4, sizeof(glm::vec2)}});
+                                  {0, 1, QRhiVertexInputAttribute::UNormByte4, 2 * sizeof(glm::vec2)},
+                                  {0, 2, QRhiVertexInputAttribute::Float2, sizeof(glm::vec2)}});
             r.meshPipeline->setVertexInputLayout(layout);
             r.meshPipeline->setShaderResourceBindings(r.meshSrb.get());
             r.meshPipeline->setRenderPassDescriptor(r.renderPass.get());
@@ -914,7 +999,18 @@ void Viewport::render()
         if (dr.mesh) {
             const QRhiCommandBuffer::VertexInput vin(r.uvs.get(), 0);
             cb->setVertexInput(0, 1, &vin, r.deformer->indexBuffer(), 0, QRhiCommandBuffer::IndexUInt32);
-            cb->drawIndexed(quint32(r.indexCount));
+            // Only the lit views sample the base colour: the others draw the whole mesh at once.
+            if (dr.mode != ModeLit && dr.mode != ModeReference) {
+                cb->drawIndexed(quint32(r.indexCount));
+            } else {
+                for (const Resources::MeshRun& run : r.meshRuns) {
+                    if (run.texture >= 0)
+                        cb->setShaderResources(r.textureSrbs[size_t(run.texture)].get(), 1, &offset);
+                    cb->drawIndexed(run.indexCount, 1, run.firstIndex);
+                    if (run.texture >= 0)
+                        cb->setShaderResources(dr.srb, 1, &offset);
+                }
+            }
         } else {
             cb->draw(quint32(dr.count * 6));
         }

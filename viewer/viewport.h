@@ -18,6 +18,7 @@
 #include "view_settings.h"
 
 class QRhi;
+class QRhiResourceUpdateBatch;
 class QVulkanInstance;
 class QOffscreenSurface;
 
@@ -101,6 +102,9 @@ private:
     void resizeSwapChain();
     void render();
     void requestRender();
+    /// Makes the rig's base colour textures (one per decoded image, uploaded into `u` with mipmaps) and the mesh runs
+    /// that share one; marks the bindings stale.
+    void uploadTextures(QRhiResourceUpdateBatch* u);
     /// Width / height of the first view (all views have the same).
     float viewAspect() const;
     /// Paints the labels and heatmap legend for a window of `px` device pixels.
@@ -128,6 +132,7 @@ private:
 
     // Dirty flags, consumed by render().
     bool m_rigDirty = false;
+    uint64_t m_rigGeneration = 0; ///< counts setRig calls: what the uploaded textures belong to
     bool m_poseDirty = false;
     bool m_settingsDirty = false;
     bool m_initFailed = false;

@@ -21,6 +21,7 @@
 #include "rig/io/rig_serialize.h"
 #include "rig/io/worker_protocol.h"
 #include "rig/io/sanitizer_build.h"
+#include "worker/decode_image.h"
 #include "worker/sandbox.h"
 
 namespace rig::worker {
@@ -201,6 +202,7 @@ int serve(int argc, char** argv, const std::function<Result<Rig>(const Request&)
     try {
         Result<Rig> r = import(request);
         if (r.ok()) {
+            decodeImages(r.value(), request.memoryBudget / 4);
             serializeRig(r.value(), payload);
             kind = ReplyKind::Rig;
         } else if (!refused.reason.empty()) {

@@ -59,6 +59,8 @@ public:
 
     /// Where references are named relative to (the model's folder), for messages.
     void setReferenceBase(const std::string& folder) { m_base = folder; }
+    /// That folder ("" when none was set: an import from memory).
+    const std::string& referenceBase() const { return m_base; }
 
 private:
     std::string m_root;        ///< canonical

@@ -17,7 +17,8 @@ constexpr uint32_t kMagic = 0x52494731; // "RIG1"
 // reader, the field-by-field round-trip test (tests/test_import_worker.cpp) and the version.
 static_assert(sizeof(Transform) == 40 && sizeof(Node) == 144 && sizeof(Skin) == 80 && sizeof(Influence) == 8 &&
                   sizeof(MorphTarget) == 104 && sizeof(Mesh) == 304 && sizeof(JointChannel) == 176 &&
-                  sizeof(MorphChannel) == 56 && sizeof(Clip) == 88 && sizeof(ImportNote) == 40 && sizeof(Rig) == 152,
+                  sizeof(MorphChannel) == 56 && sizeof(Clip) == 88 && sizeof(ImportNote) == 40 && sizeof(Rig) == 176 &&
+                  sizeof(Image) == 120,
               "rig::Rig changed: update serializeRig, deserializeRig, their round-trip test and kRigFormatVersion");
 
 class Writer {
@@ -190,6 +191,8 @@ void serializeRig(const Rig& r, std::string& out)
         }
         w.vec(m.defaultMorphWeights);
         w.pod(m.baseColor);
+        w.pod(m.baseColorImage);
+        w.flag(m.uvOriginTopLeft);
         w.flag(m.normalsGenerated);
         w.flag(m.tangentsGenerated);
     }
@@ -211,6 +214,15 @@ void serializeRig(const Rig& r, std::string& out)
             w.vec(ch.times);
             w.vec(ch.weights);
         }
+    }
+    // Images: decoded pixels only. Encoded bytes are never carried: the worker decodes them in its sandbox.
+    w.pod(uint64_t(r.images.size()));
+    for (const Image& im : r.images) {
+        w.str(im.name);
+        w.str(im.formatHint);
+        w.pod(im.width);
+        w.pod(im.height);
+        w.vec(im.rgba);
     }
     w.pod(uint64_t(r.notes.size()));
     for (const ImportNote& n : r.notes) {
@@ -278,6 +290,8 @@ Result<Rig> deserializeRig(std::string_view data)
             }
             rd.vec(m.defaultMorphWeights);
             rd.pod(m.baseColor);
+            rd.pod(m.baseColorImage);
+            rd.flag(m.uvOriginTopLeft);
             rd.flag(m.normalsGenerated);
             rd.flag(m.tangentsGenerated);
         }
@@ -306,6 +320,16 @@ Result<Rig> deserializeRig(std::string_view data)
                     rd.vec(ch.weights);
                 }
             }
+        }
+    }
+    if (rd.count(n, 8 + 8 + 4 + 4 + 8)) {
+        r.images.resize(size_t(n));
+        for (Image& im : r.images) {
+            rd.str(im.name);
+            rd.str(im.formatHint);
+            rd.pod(im.width);
+            rd.pod(im.height);
+            rd.vec(im.rgba);
         }
     }
     if (rd.count(n, 8)) {

@@ -11,9 +11,10 @@
 namespace rig {
 
 /// The format's version, written after its magic; a reader refuses any other (a worker of another build).
-inline constexpr uint32_t kRigFormatVersion = 4;
+inline constexpr uint32_t kRigFormatVersion = 5;
 
-/// Appends the rig to `out` (native endianness and layout: both ends are the same binary).
+/// Appends the rig to `out` (native endianness and layout: both ends are the same binary). Images travel as decoded
+/// pixels only: Image::encoded is not written (the worker decodes before it replies).
 void serializeRig(const Rig& rig, std::string& out);
 
 /// Reads a rig written by serializeRig; fails on another format version, on truncated or inconsistent data (every read

@@ -95,9 +95,13 @@ struct Mesh {
     std::vector<float> defaultMorphWeights; ///< one per target (glTF mesh.weights), zeros when absent
 
     /// The material's base colour factor (glTF baseColorFactor, else the diffuse colour), linear RGBA; w < 0: the
-    /// file gives none. (Textures are not loaded.)
+    /// file gives none. A material with a base colour texture but no factor gets glTF's default factor (1, 1, 1, 1).
     glm::vec4 baseColor{1.0f, 1.0f, 1.0f, -1.0f};
+    /// The material's base colour texture, sampled with UV0: an index into Rig::images, or -1 for none.
+    int baseColorImage = -1;
 
+    /// UV (0, 0) is the image's top-left corner, its first row (glTF, X); otherwise its bottom-left (FBX, Collada, OBJ).
+    bool uvOriginTopLeft = false;
     bool normalsGenerated = false;  ///< the file had no normals: they were built from the rest triangles
     bool tangentsGenerated = false; ///< the file had no tangents: they were built from the rest triangles and UV0
 
@@ -147,12 +151,27 @@ struct ImportNote {
     std::string message;
 };
 
+/// An image a material uses (its base colour texture), one per distinct source in the file.
+/// The import keeps the file's encoded bytes (PNG, JPEG, ...) in `encoded`; the import worker decodes them in its
+/// sandbox (worker/decode_image.h) into `rgba` and clears `encoded`, so that what reaches the application is pixels
+/// whose size it can check, never bytes for a decoder. An image that could not be read or decoded keeps its name,
+/// no pixels, and a note says why (the lit view then shows the base colour factor alone).
+struct Image {
+    std::string name;          ///< where it comes from: the file's path as the material gives it, or "embedded image N"
+    std::string formatHint;    ///< "png", "jpg", ... (the embedded image's hint or the file's extension)
+    std::vector<uint8_t> encoded; ///< the file's bytes, until decoded
+    uint32_t width = 0, height = 0;
+    std::vector<uint8_t> rgba; ///< width * height * 4 bytes, 8-bit sRGB RGBA (straight alpha), top row first
+    bool decoded() const { return width > 0 && height > 0 && rgba.size() == size_t(width) * height * 4; }
+};
+
 struct Rig {
     std::string source; ///< file path or "sample:NAME"
     Skeleton skeleton;
     std::vector<Skin> skins;
     std::vector<Mesh> meshes;
     std::vector<Clip> clips;
+    std::vector<Image> images; ///< the materials' base colour textures (Mesh::baseColorImage)
     std::vector<ImportNote> notes;
 
     size_t vertexCount() const;

@@ -53,12 +53,20 @@ Result<void> checkStructure(const Rig& r)
         } else if (m.skin != -1 || !m.influenceOffsets.empty() || !m.influences.empty()) {
             return fail(who + ": influences without a skin");
         }
+        if (m.baseColorImage < -1 || m.baseColorImage >= int(r.images.size()))
+            return fail(who + ": base colour image out of range");
         if (m.defaultMorphWeights.size() != m.morphTargets.size())
             return fail(who + ": one default morph weight per target expected");
         for (const MorphTarget& t : m.morphTargets)
             if (t.positionDeltas.size() != n || (!t.normalDeltas.empty() && t.normalDeltas.size() != n) ||
                 (!t.tangentDeltas.empty() && t.tangentDeltas.size() != n))
                 return fail(who + ": morph target '" + t.name + "' has a wrong delta count");
+    }
+    for (size_t i = 0; i < r.images.size(); ++i) {
+        const Image& im = r.images[i];
+        const bool empty = im.width == 0 && im.height == 0 && im.rgba.empty();
+        if (!empty && (!im.decoded() || im.width > kMaxImageSide || im.height > kMaxImageSide))
+            return fail("image " + std::to_string(i) + ": its size and its pixels disagree or exceed the limit");
     }
     for (const Clip& c : r.clips) {
         const std::string who = "clip '" + c.name + "'";

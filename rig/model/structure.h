@@ -11,6 +11,8 @@ namespace rig {
 
 /// Limits the runtime relies on (16-bit joint indices with one value to spare).
 inline constexpr size_t kMaxJointsPerSkin = 65534;
+/// The largest texture side the import decodes (the largest a GPU of this tool's era is sure to take).
+inline constexpr uint32_t kMaxImageSide = 16384;
 
 /// Ok when:
 /// - every node's parent is -1 or an earlier node;
@@ -22,6 +24,8 @@ inline constexpr size_t kMaxJointsPerSkin = 65534;
 ///   ending at the influence count); an unskinned one has no influences;
 /// - every morph target has one position delta per vertex and one normal / tangent delta per vertex or none, and the
 ///   mesh has one default weight per target;
+/// - a mesh's base colour image is -1 or an image index in range; every decoded image is at most kMaxImageSide on a
+///   side with exactly width * height * 4 bytes of pixels, and one that is not decoded has no size and no pixels;
 /// - every clip has a finite duration >= 0, and channels whose node / mesh indices are in range.
 /// Otherwise fails with what is wrong first ("mesh 2: index out of range").
 Result<void> checkStructure(const Rig& rig);

@@ -48,6 +48,7 @@ constexpr size_t kMaxNodes = size_t(1) << 24;   // far beyond any real rig; guar
 constexpr size_t kMaxDepth = 100000;            // hierarchy depth limit (we iterate, but consumers may not)
 constexpr size_t kMaxMessage = 400;             // characters of a message taken from Assimp
 constexpr size_t kMaxNotes = 1000;              // a hostile file must not produce millions of notes
+constexpr size_t kMaxEncodedImageBytes = size_t(256) << 20; // one texture file's bytes
 
 using Severity = ImportNote::Severity;
 
@@ -99,6 +100,14 @@ public:
     Converter(const aiScene& scene, std::string displayName, const ImportOptions& options, const RawGltfSource& raw,
               bool assimpFlippedV);
 
+    /// Where external images may be read from (the asset root, and the model's folder that relative paths start
+    /// from); without it (from memory) external images are not read, with a note.
+    void setAssetAccess(const AssetRoot* root, std::string modelFolder)
+    {
+        m_root = root;
+        m_modelFolder = std::move(modelFolder);
+    }
+
     Result<Rig> run();
 
 private:
@@ -149,6 +158,14 @@ private:
     /// Returns the index of an identical earlier skin (same joints, bit-identical matrices), or adds this one.
     int shareSkin(Skin skin);
 
+    // ---- materials (converter_materials.cpp)
+    /// The mesh's base colour factor and base colour texture (Mesh::baseColor, baseColorImage).
+    void readMaterial(unsigned materialIndex, Mesh& mesh);
+
+    /// The Rig::images index of the material's base colour texture (its encoded bytes, or an embedded texture's
+    /// texels), read once per distinct source; -1 (with a note saying why) when there is none to show.
+    int materialImage(const aiMaterial& mat, unsigned materialIndex);
+
     /// Morph targets as deltas (Assimp stores absolute attributes).
     void buildMorphTargets(unsigned aiIndex, const aiMesh& src, const std::string& who, Mesh& mesh);
 
@@ -191,6 +208,10 @@ private:
     ByteCount m_bytes;                              ///< the memory estimate
     size_t m_suppressedNotes = 0;
     std::unordered_map<uint64_t, std::vector<int>> m_skinsByHash;
+    const AssetRoot* m_root = nullptr;              ///< external images (setAssetAccess)
+    std::string m_modelFolder;
+    std::unordered_map<unsigned, int> m_materialImage; ///< material index -> Rig::images index or -1
+    std::unordered_map<std::string, int> m_imageByKey; ///< "*N" (embedded) or the file's reference -> image
 };
 
 } // namespace rig::assimp_import

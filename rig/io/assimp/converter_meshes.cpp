@@ -57,16 +57,8 @@ Result<void> Converter::buildMesh(unsigned aiIndex, const aiMesh& src)
     Mesh mesh;
     mesh.name = label;
     mesh.node = m_meshNode[aiIndex] >= 0 ? m_meshNode[aiIndex] : 0;
-    // The material's base colour factor, for the lit view (glTF's baseColorFactor, else the diffuse colour).
-    if (m_scene.mMaterials && src.mMaterialIndex < m_scene.mNumMaterials && m_scene.mMaterials[src.mMaterialIndex]) {
-        const aiMaterial& mat = *m_scene.mMaterials[src.mMaterialIndex];
-        aiColor4D c;
-        if (mat.Get(AI_MATKEY_BASE_COLOR, c) == aiReturn_SUCCESS || mat.Get(AI_MATKEY_COLOR_DIFFUSE, c) == aiReturn_SUCCESS) {
-            const glm::vec4 color(c.r, c.g, c.b, c.a);
-            if (std::isfinite(color.x + color.y + color.z + color.w))
-                mesh.baseColor = color; // as the file gives it (the viewport clamps what it shows)
-        }
-    }
+    // The material's base colour factor and texture, for the lit view.
+    readMaterial(src.mMaterialIndex, mesh);
 
     // Positions (kept raw, non-finite ones reported).
     mesh.positions.resize(vertexCount);
@@ -106,6 +98,7 @@ Result<void> Converter::buildMesh(unsigned aiIndex, const aiMesh& src)
             const aiVector3D& uv = src.mTextureCoords[0][v];
             mesh.uvs[v] = glm::vec2(uv.x, m_assimpFlippedV ? 1.0f - uv.y : uv.y);
         }
+        mesh.uvOriginTopLeft = m_assimpFlippedV;
     }
 
     // Normals and tangents: from the file, else generated from the rest triangles (and flagged).

@@ -66,6 +66,7 @@ Result<Rig> importWith(const std::string& displayName, const ImportOptions& opti
         raw.root = &root;
         raw.refused = &rawRefused;
         Converter converter(*scene, displayName, options, raw, assimpFlipsV(format));
+        converter.setAssetAccess(&root, root.referenceBase());
         Result<Rig> rig = converter.run();
         if (!rawRefused.reason.empty())
             return refusal(rawRefused);
