@@ -426,15 +426,21 @@ int runBench(int argc, char** argv)
             job.method = rig::Method::Linear;
             job.run();
             const std::vector<glm::vec3> skinned = outP;
-            rig::ReferenceScratch scratch;
-            auto rebuildRate = [&](unsigned threads) {
-                const rig::ScopedThreadLimit limit(threads);
-                return rate(bestTime(secs, [&] {
-                    rig::rebuildMeshFrames(rt.reference, skinned, mesh.uvs, mesh.indices, outN, outT, scratch);
-                }));
-            };
-            const double r1 = rebuildRate(1);
-            row("rebuilt (reference rebuild, scalar)", {r1, rebuildRate(cores)});
+            std::vector<rig::ReferenceKernel> kernels{rig::bestReferenceKernel()};
+            if (kernels.front() != rig::ReferenceKernel::Scalar)
+                kernels.push_back(rig::ReferenceKernel::Scalar);
+            for (rig::ReferenceKernel k : kernels) {
+                rig::ReferenceScratch scratch;
+                scratch.kernel = k;
+                auto rebuildRate = [&](unsigned threads) {
+                    const rig::ScopedThreadLimit limit(threads);
+                    return rate(bestTime(secs, [&] {
+                        rig::rebuildMeshFrames(rt.reference, skinned, mesh.uvs, mesh.indices, outN, outT, scratch);
+                    }));
+                };
+                const double r1 = rebuildRate(1);
+                row(std::string("rebuilt (reference rebuild, ") + rig::referenceKernelName(k) + ")", {r1, rebuildRate(cores)});
+            }
             continue;
         }
         job.method = m;

@@ -6,6 +6,9 @@
 #include "rig/analysis/carried.h"
 #include "rig/analysis/metrics.h"
 #include "rig/analysis/reference.h"
+#include "rig/analysis/reference_kernels.h"
+#include "rig/io/import.h"
+#include "rig/model/cpu_features.h"
 
 using namespace rig;
 
@@ -46,6 +49,7 @@ private slots:
     void carriedReferenceRotatesByTheFrameChangeOnEveryPath();
     void p95IsTheNearestRankOfLargeSets();
     void histogramBinsMatchADirectCountAtEveryBoundary();
+    void avx512FacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes();
 };
 
 void TestReference::quadNormalAndTangent()
@@ -353,3 +357,101 @@ void TestReference::p95IsTheNearestRankOfLargeSets()
 
 QTEST_GUILESS_MAIN(TestReference)
 #include "test_reference.moc"
+
+void TestReference::avx512FacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes()
+{
+    if (!cpuHasAvx512())
+        QSKIP("this processor has no AVX-512");
+    struct Case {
+        const char* name;
+        std::vector<glm::vec3> p, restNormals;
+        std::vector<glm::vec2> uv;
+        std::vector<uint32_t> idx;
+    };
+    std::vector<Case> cases;
+    {
+        // CesiumMan: UV seams (groups of several vertices, so the two-list gather), real proportions.
+        ImportOptions o;
+        o.isolate = false;
+        auto r = importFile(testutil::assetPath("CesiumMan/cesium_man.gltf"), o);
+        QVERIFY(r.ok());
+        const Mesh& m = r.value().meshes[0];
+        cases.push_back({"CesiumMan", m.positions, m.normals, m.uvs, m.indices});
+    }
+    {
+        // A jittered 41 x 41 grid with everything that takes the special cases: repeated corners (zero area), NaN and
+        // infinite positions, coordinates whose squares overflow, repeated and mirrored UVs (zero and negative
+        // determinants), a vanishing UV triangle, and a seam weld (split rest normals are the same: one group).
+        const Rig grid = makeBenchmarkRig(41 * 41, 2, 1);
+        Case c{"hostile grid", grid.meshes[0].positions, grid.meshes[0].normals, grid.meshes[0].uvs, grid.meshes[0].indices};
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> jitter(-0.02f, 0.02f), uvd(0.0f, 1.0f);
+        for (glm::vec3& q : c.p)
+            q += glm::vec3(jitter(rng), jitter(rng), jitter(rng));
+        for (size_t i = 0; i < c.uv.size(); i += 7)
+            c.uv[i] = glm::vec2(uvd(rng), uvd(rng));
+        const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+        c.p[50] = glm::vec3(nan, 0, 0);
+        c.p[90] = glm::vec3(0, inf, 0);
+        c.p[300] = glm::vec3(1e20f, 1e20f, -1e20f);
+        c.p[301] = glm::vec3(-1e20f, 3e19f, 1e20f);
+        for (size_t t = 0; t < c.idx.size() / 3; t += 11)
+            c.idx[3 * t + 1] = c.idx[3 * t]; // zero area
+        for (size_t v = 400; v < 420; ++v)
+            c.uv[v] = glm::vec2(0.5f, 0.5f); // zero determinant
+        for (size_t v = 600; v < 700; ++v)
+            c.uv[v].x = -c.uv[v].x; // mirrored
+        c.uv[800] = glm::vec2(0.5f, 0.5f) + glm::vec2(1e-7f, 0.0f);
+        c.uv[801] = glm::vec2(0.5f, 0.5f) + glm::vec2(0.0f, 1e-7f);
+        c.uv[802] = glm::vec2(0.5f, 0.5f);
+        cases.push_back(std::move(c));
+    }
+    for (const Case& c : cases) {
+        const ReferenceTopology topo = buildMeshTopology(c.p, c.restNormals, c.idx);
+        const size_t T = topo.triangleCount(), N = c.p.size();
+        const glm::vec3 zero(0.0f);
+        for (bool withUvs : {true, false}) {
+            std::vector<FaceTerms> scalar(T + 1, FaceTerms{zero, zero, zero}), simd = scalar;
+            detail::FaceArgs fa{c.p.data(), withUvs ? c.uv.data() : nullptr, c.idx.data(), scalar.data()};
+            for (size_t t = 0; t < T; ++t)
+                detail::faceTerms(fa, t);
+            // Ranges that start and end off the 16-triangle blocks, as parallelFor's chunks of another grain would.
+            fa.out = simd.data();
+            detail::faceTermsAvx512(fa, 0, 5);
+            detail::faceTermsAvx512(fa, 5, T - 3);
+            detail::faceTermsAvx512(fa, T - 3, T);
+            QVERIFY2(std::memcmp(scalar.data(), simd.data(), T * sizeof(FaceTerms)) == 0,
+                     qPrintable(QStringLiteral("%1: face terms differ").arg(c.name)));
+
+            std::vector<glm::vec3> n1(N), n2(N);
+            std::vector<glm::vec4> t1(N), t2(N);
+            detail::GatherArgs ga{topo.group.data(), topo.groupTriangleOffsets.data(), topo.groupTriangles.data(),
+                                  topo.vertexTriangleOffsets.data(), topo.vertexTriangles.data(), scalar.data(),
+                                  &n1[0].x, &t1[0].x, withUvs, 0};
+            for (size_t v = 0; v < N; ++v)
+                detail::gatherVertex(ga, v);
+            ga.normals = &n2[0].x;
+            ga.tangents = &t2[0].x;
+            detail::gatherFramesAvx512(ga, 0, 7);
+            detail::gatherFramesAvx512(ga, 7, N - 2);
+            detail::gatherFramesAvx512(ga, N - 2, N);
+            QVERIFY2(std::memcmp(n1.data(), n2.data(), N * sizeof(glm::vec3)) == 0,
+                     qPrintable(QStringLiteral("%1: normals differ").arg(c.name)));
+            QVERIFY2(std::memcmp(t1.data(), t2.data(), N * sizeof(glm::vec4)) == 0,
+                     qPrintable(QStringLiteral("%1: tangents differ").arg(c.name)));
+            // Not a vacuous comparison: the cases reach defined and undefined frames of both handednesses.
+            size_t defined = 0, undefined = 0, negative = 0;
+            for (const glm::vec4& t : t1) {
+                defined += t.w != 0.0f;
+                undefined += t.w == 0.0f;
+                negative += t.w < 0.0f;
+            }
+            if (withUvs) {
+                QVERIFY(defined > N / 2);
+                QVERIFY(c.name[0] != 'h' || (undefined > 0 && negative > 0));
+            } else {
+                QCOMPARE(defined, size_t(0));
+            }
+        }
+    }
+}

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "rig/analysis/reference_kernels.h"
 #include "rig/deform/parallel.h"
+#include "rig/model/cpu_features.h"
 #include "rig/model/math.h"
 
 namespace rig {
@@ -249,57 +251,39 @@ ReferenceTopology meshTopologyWithGroups(std::span<const uint32_t> indices, std:
     return t;
 }
 
+ReferenceKernel bestReferenceKernel()
+{
+    static const ReferenceKernel best = cpuHasAvx512() ? ReferenceKernel::Avx512 : ReferenceKernel::Scalar;
+    return best;
+}
+
+const char* referenceKernelName(ReferenceKernel k) { return k == ReferenceKernel::Avx512 ? "AVX-512" : "scalar"; }
+
 void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<const glm::vec3> positions,
                   std::span<const glm::vec2> uvs, std::span<const uint32_t> indices, ReferenceScratch& scratch)
 {
     assert(mesh + 1 < topology.triangleBegin.size());
     const size_t total = topology.triangleCount();
-    if (scratch.faceNormals.size() != total) {
-        scratch.faceNormals.resize(total);
-        scratch.faceTangents.resize(total);
-        scratch.faceBitangents.resize(total);
-    }
+    if (scratch.faces.size() != total + 1)
+        scratch.faces.assign(total + 1, FaceTerms{glm::vec3(0.0f), glm::vec3(0.0f), glm::vec3(0.0f)}); // + 1: the gather's 16-byte loads of the last record stay inside
     const size_t tb = topology.triangleBegin[mesh];
     const size_t triangles = topology.triangleBegin[mesh + 1] - tb;
     assert(indices.size() >= 3 * triangles);
     assert(positions.size() == topology.vertexBegin[mesh + 1] - topology.vertexBegin[mesh]);
     assert(uvs.empty() || uvs.size() == positions.size());
-    const glm::vec3* p = positions.data();
-    const glm::vec2* uv = uvs.empty() ? nullptr : uvs.data();
-    const uint32_t* idx = indices.data();
-    glm::vec3* fn = scratch.faceNormals.data() + tb;
-    glm::vec3* ft = scratch.faceTangents.data() + tb;
-    glm::vec3* fb = scratch.faceBitangents.data() + tb;
-    parallelFor(triangles, kTriangleGrain, 0, [=](size_t first, size_t last) {
-        for (size_t t = first; t < last; ++t) {
-            const uint32_t i0 = idx[3 * t], i1 = idx[3 * t + 1], i2 = idx[3 * t + 2];
-            const glm::vec3 e1 = p[i1] - p[i0];
-            const glm::vec3 e2 = p[i2] - p[i0];
-            const glm::vec3 c = glm::cross(e1, e2);
-            const float area2 = glm::dot(c, c);
-            glm::vec3 tangent(0.0f), bitangent(0.0f);
-            if (!(area2 > 0.0f) || !std::isfinite(area2)) {
-                fn[t] = glm::vec3(0.0f); // zero-area (or non-finite) triangles contribute nothing
-                ft[t] = tangent;
-                fb[t] = bitangent;
-                continue;
-            }
-            fn[t] = c;
-            if (uv) {
-                const glm::vec2 d1 = uv[i1] - uv[i0];
-                const glm::vec2 d2 = uv[i2] - uv[i0];
-                const float det = d1.x * d2.y - d2.x * d1.y;
-                if (std::fabs(det) > kMinUvDet && std::isfinite(det)) {
-                    const float w = std::sqrt(area2) / det;
-                    tangent = (e1 * d2.y - e2 * d1.y) * w;
-                    bitangent = (e2 * d1.x - e1 * d2.x) * w;
-                    if (!std::isfinite(tangent.x + tangent.y + tangent.z + bitangent.x + bitangent.y + bitangent.z))
-                        tangent = bitangent = glm::vec3(0.0f);
-                }
-            }
-            ft[t] = tangent;
-            fb[t] = bitangent;
+    detail::FaceArgs a;
+    a.positions = positions.data();
+    a.uvs = uvs.empty() ? nullptr : uvs.data();
+    a.indices = indices.data();
+    a.out = scratch.faces.data() + tb;
+    const bool avx512 = scratch.kernel == ReferenceKernel::Avx512;
+    parallelFor(triangles, kTriangleGrain, 0, [&a, avx512](size_t first, size_t last) {
+        if (avx512) {
+            detail::faceTermsAvx512(a, first, last);
+            return;
         }
+        for (size_t t = first; t < last; ++t)
+            detail::faceTerms(a, t);
     });
 }
 
@@ -310,40 +294,27 @@ void gatherFrames(const ReferenceTopology& topology, size_t mesh, bool hasUvs, c
     const size_t vb = topology.vertexBegin[mesh];
     const size_t n = topology.vertexBegin[mesh + 1] - vb;
     assert(outNormals.size() == n && (outTangents.empty() || outTangents.size() == n));
-    assert(scratch.faceNormals.size() == topology.triangleCount());
-    const uint32_t* group = topology.group.data() + vb;
-    const uint32_t* gOff = topology.groupTriangleOffsets.data();
-    const uint32_t* gTri = topology.groupTriangles.data();
-    const uint32_t* vOff = topology.vertexTriangleOffsets.data() + vb;
-    const uint32_t* vTri = topology.vertexTriangles.data();
-    const glm::vec3* fn = scratch.faceNormals.data();
-    const glm::vec3* ft = scratch.faceTangents.data();
-    const glm::vec3* fb = scratch.faceBitangents.data();
-    glm::vec3* on = outNormals.data();
-    glm::vec4* ot = outTangents.empty() ? nullptr : outTangents.data();
-    parallelFor(n, kVertexGrain, 0, [=](size_t first, size_t last) {
-        for (size_t v = first; v < last; ++v) {
-            const uint32_t rep = group[v];
-            glm::vec3 nsum(0.0f);
-            for (uint32_t i = gOff[rep]; i < gOff[rep + 1]; ++i)
-                nsum += fn[gTri[i]];
-            const glm::vec3 nrm = safeNormalize(nsum);
-            on[v] = nrm;
-            if (!ot)
-                continue;
-            if (!hasUvs || !isDefined(nrm)) {
-                ot[v] = glm::vec4(0.0f);
-                continue;
-            }
-            glm::vec3 tsum(0.0f), bsum(0.0f);
-            for (uint32_t i = vOff[v]; i < vOff[v + 1]; ++i) {
-                tsum += ft[vTri[i]];
-                bsum += fb[vTri[i]];
-            }
-            const glm::vec3 tan = safeNormalize(tsum - nrm * glm::dot(nrm, tsum));
-            const float hand = glm::dot(glm::cross(nrm, tan), bsum) < 0.0f ? -1.0f : 1.0f;
-            ot[v] = isDefined(tan) ? glm::vec4(tan, hand) : glm::vec4(0.0f);
+    assert(scratch.faces.size() == topology.triangleCount() + 1);
+    detail::GatherArgs a;
+    a.group = topology.group.data() + vb;
+    a.gOff = topology.groupTriangleOffsets.data();
+    a.gTri = topology.groupTriangles.data();
+    a.vOff = topology.vertexTriangleOffsets.data() + vb;
+    a.vTri = topology.vertexTriangles.data();
+    a.faces = scratch.faces.data();
+    // Component stores (a glm::vec3 store per vertex went through the stack: a store-forwarding stall each).
+    a.normals = &outNormals.data()->x;
+    a.tangents = outTangents.empty() ? nullptr : &outTangents.data()->x;
+    a.withTangents = a.tangents && hasUvs;
+    a.vertexBegin = uint32_t(vb);
+    const bool avx512 = scratch.kernel == ReferenceKernel::Avx512;
+    parallelFor(n, kVertexGrain, 0, [&a, avx512](size_t first, size_t last) {
+        if (avx512) {
+            detail::gatherFramesAvx512(a, first, last);
+            return;
         }
+        for (size_t v = first; v < last; ++v)
+            detail::gatherVertex(a, v);
     });
 }
 

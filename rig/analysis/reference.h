@@ -77,12 +77,27 @@ ReferenceTopology buildMeshTopology(std::span<const glm::vec3> positions, std::s
 /// that need groups the weld would not make.
 ReferenceTopology meshTopologyWithGroups(std::span<const uint32_t> indices, std::vector<uint32_t> groups);
 
+/// One triangle's terms of the reference, from the face pass: c (its face normal, twice its area long), and its UV
+/// tangent and bitangent times |c| (zero when the face has no usable UVs). One record per triangle, so that the gather
+/// reads a triangle's terms from one place.
+struct FaceTerms {
+    glm::vec3 normal;
+    glm::vec3 tangent;
+    glm::vec3 bitangent;
+};
+
+/// The face pass and gather kernels: AVX-512 where the processor has it (bit-identical to the scalar ones), else
+/// scalar.
+enum class ReferenceKernel : uint8_t { Scalar, Avx512 };
+/// The best this processor runs (chosen once).
+ReferenceKernel bestReferenceKernel();
+const char* referenceKernelName(ReferenceKernel k);
+
 /// Per-triangle results of the face pass (global triangle numbering), caller-owned so that repeated rebuilds allocate
-/// nothing once sized.
+/// nothing once sized; and the kernel the rebuilds with it use (benchmarks set Scalar to compare).
 struct ReferenceScratch {
-    std::vector<glm::vec3> faceNormals;    ///< c
-    std::vector<glm::vec3> faceTangents;   ///< T·|c|, zero when the face has no usable UVs
-    std::vector<glm::vec3> faceBitangents; ///< B·|c|
+    std::vector<FaceTerms> faces; ///< one record per triangle, and one more (the gather's 16-byte loads stay inside)
+    ReferenceKernel kernel = bestReferenceKernel();
 };
 
 /// Face pass of mesh `mesh`: positions are its final positions, uvs its UV0 (or empty), indices its triangle list.

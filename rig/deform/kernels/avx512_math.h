@@ -1,4 +1,5 @@
-// Internal to the AVX-512 kernels (skinning_linear_avx512.cpp, skinning_methods_avx512.cpp, both built with
+// Internal to the AVX-512 kernels (skinning_linear_avx512.cpp, skinning_methods_avx512.cpp,
+// analysis/reference_avx512.cpp, all built with
 // -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx2 -mfma): the 16-vertex block layout they share. A block is four
 // groups of four vertices; a vertex's blended 3x4 matrix is one zmm (c0 | c1 | c2 | t, each x y z 0), and the inputs
 // of the block's 3-float streams (48 floats, three zmm) are spread to per-lane-group broadcasts with two-source
@@ -59,6 +60,19 @@ inline BlockLayout makeBlockLayout()
         k.pack[z] = _mm512_load_si512(idx);
     }
     return k;
+}
+
+/// The in-lane 4 x 4 transpose of four registers: lane 4L + j of x (y, z, w) is component x (y, z, w) of a_j's
+/// 128-bit lane L. Its own inverse. Applied to a block's four groups, it gives one register per component with
+/// the 16 vertices in the order lane 4L + j <-> vertex 4j + L.
+RS_INLINE void transpose4(__m512 a0, __m512 a1, __m512 a2, __m512 a3, __m512& x, __m512& y, __m512& z, __m512& w)
+{
+    const __m512 t0 = _mm512_unpacklo_ps(a0, a1), t1 = _mm512_unpackhi_ps(a0, a1);
+    const __m512 t2 = _mm512_unpacklo_ps(a2, a3), t3 = _mm512_unpackhi_ps(a2, a3);
+    x = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    y = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    z = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    w = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
 }
 
 /// Σ w_i M_{j_i} over the K slots (zero-weight slots multiply a finite matrix by 0).

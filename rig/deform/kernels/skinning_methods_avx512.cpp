@@ -216,19 +216,6 @@ RS_INLINE void dqBlend(const Context& c, const uint16_t* j, const float* w, __m5
     weightSum = sum;
 }
 
-/// The in-lane 4 x 4 transpose of four registers: lane 4L + j of x (y, z, w) is component x (y, z, w) of a_j's
-/// 128-bit lane L. Its own inverse. Applied to a block's four groups, it gives one register per component with
-/// the 16 vertices in the order lane 4L + j <-> vertex 4j + L.
-RS_INLINE void transpose4(__m512 a0, __m512 a1, __m512 a2, __m512 a3, __m512& x, __m512& y, __m512& z, __m512& w)
-{
-    const __m512 t0 = _mm512_unpacklo_ps(a0, a1), t1 = _mm512_unpackhi_ps(a0, a1);
-    const __m512 t2 = _mm512_unpacklo_ps(a2, a3), t3 = _mm512_unpackhi_ps(a2, a3);
-    x = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-    y = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    z = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    w = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-}
-
 /// 16 vertices' 3-vectors, one register per component (the transposed order above).
 struct Soa3 {
     __m512 x, y, z;

@@ -1,0 +1,227 @@
+// The reference's face pass and gather with AVX-512 (reference_kernels.h). Each element's work is split in two: the
+// part that reads memory by index (a triangle's corners; a vertex's triangles) runs per element with 128-bit loads and
+// adds — the scalar operations, component by component, in the same order; the long dependent rest (a square root and
+// a division per triangle; two normalisations, a projection and the handedness per vertex) then runs for sixteen
+// elements at once instead of one after the other. Between the two, rows of four floats per element become one
+// register per component with in-lane 4 x 4 transposes (and back), in the order lane 4L + j <-> element 4j + L, the
+// same for every register, so the lane-wise arithmetic is unaffected. Built with -ffp-contract=off: every product and
+// sum is rounded as the scalar code rounds it, so both kernels are bit-identical to it.
+#include "rig/deform/kernels/avx512_math.h"
+
+#include <limits>
+
+#include "rig/analysis/reference_kernels.h"
+
+namespace rig::detail {
+
+namespace {
+
+using avx512::transpose4;
+
+constexpr int kBlock = 16;
+
+/// glm's dot of a vec3: (x x' + y y') + z z'.
+inline __m512 dot3(__m512 ax, __m512 ay, __m512 az, __m512 bx, __m512 by, __m512 bz)
+{
+    return _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(ax, bx), _mm512_mul_ps(ay, by)), _mm512_mul_ps(az, bz));
+}
+
+inline __mmask16 finite(__m512 x)
+{
+    return _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(std::numeric_limits<float>::infinity()), _CMP_LT_OQ);
+}
+
+/// safeNormalize: v (1 / sqrt(|v|²)), zero where |v|² < kZeroLength2 or is not finite.
+inline void normalize3(__m512& x, __m512& y, __m512& z)
+{
+    const __m512 len2 = dot3(x, y, z, x, y, z);
+    const __mmask16 ok = _mm512_cmp_ps_mask(len2, _mm512_set1_ps(kZeroLength2), _CMP_GE_OQ) & finite(len2);
+    const __m512 r = _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(len2));
+    x = _mm512_maskz_mul_ps(ok, x, r);
+    y = _mm512_maskz_mul_ps(ok, y, r);
+    z = _mm512_maskz_mul_ps(ok, z, r);
+}
+
+/// isDefined: |v|² > 0.25 and finite.
+inline __mmask16 defined3(__m512 x, __m512 y, __m512 z)
+{
+    const __m512 len2 = dot3(x, y, z, x, y, z);
+    return _mm512_cmp_ps_mask(len2, _mm512_set1_ps(0.25f), _CMP_GT_OQ) & finite(len2);
+}
+
+/// Sixteen rows of four floats (64 floats from `rows`) as one register per component.
+inline void columns(const float* rows, __m512& x, __m512& y, __m512& z, __m512& w)
+{
+    transpose4(_mm512_load_ps(rows), _mm512_load_ps(rows + 16), _mm512_load_ps(rows + 32), _mm512_load_ps(rows + 48), x,
+               y, z, w);
+}
+
+/// One register per component back to sixteen rows of four floats.
+inline void rows(__m512 x, __m512 y, __m512 z, __m512 w, float* out)
+{
+    __m512 r0, r1, r2, r3;
+    transpose4(x, y, z, w, r0, r1, r2, r3);
+    _mm512_store_ps(out, r0);
+    _mm512_store_ps(out + 16, r1);
+    _mm512_store_ps(out + 32, r2);
+    _mm512_store_ps(out + 48, r3);
+}
+
+/// One vertex's sums as three 128-bit vectors (lanes 0..2 used; lane 3 holds a neighbour's float, never read).
+inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __m128& b)
+{
+    const uint32_t rep = a.group[v];
+    const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
+    n = t = b = _mm_setzero_ps();
+    const float* faces = &a.faces->normal.x;
+    constexpr size_t kStride = sizeof(FaceTerms) / sizeof(float);
+    if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
+        for (uint32_t i = gb; i < ge; ++i) {
+            const float* f = faces + kStride * a.gTri[i];
+            n = _mm_add_ps(n, _mm_loadu_ps(f));
+            t = _mm_add_ps(t, _mm_loadu_ps(f + 3));
+            b = _mm_add_ps(b, _mm_loadu_ps(f + 6));
+        }
+        return;
+    }
+    for (uint32_t i = gb; i < ge; ++i)
+        n = _mm_add_ps(n, _mm_loadu_ps(faces + kStride * a.gTri[i]));
+    if (a.withTangents)
+        for (uint32_t i = a.vOff[v]; i < a.vOff[v + 1]; ++i) {
+            const float* f = faces + kStride * a.vTri[i];
+            t = _mm_add_ps(t, _mm_loadu_ps(f + 3));
+            b = _mm_add_ps(b, _mm_loadu_ps(f + 6));
+        }
+}
+
+} // namespace
+
+void faceTermsAvx512(const FaceArgs& a, size_t first, size_t last)
+{
+    // Rows per triangle: e1 (x y z 0), e2 (x y z 0), the UV differences (d1.x d1.y d2.x d2.y); out: n, t, b rows.
+    alignas(64) float e1Rows[4 * kBlock], e2Rows[4 * kBlock], dRows[4 * kBlock];
+    alignas(64) float nRows[4 * kBlock], tRows[4 * kBlock], bRows[4 * kBlock];
+    const float* p = &a.positions->x;
+    const double* uv = reinterpret_cast<const double*>(a.uvs);
+    size_t t = first;
+    for (; t + kBlock <= last; t += kBlock) {
+        for (int j = 0; j < kBlock; ++j) {
+            const uint32_t* idx = a.indices + 3 * (t + size_t(j));
+            // Three floats each: the masked lane is not read, so the last vertex's load stays inside its array.
+            const __m128 p0 = _mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[0]));
+            _mm_store_ps(e1Rows + 4 * j, _mm_sub_ps(_mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[1])), p0));
+            _mm_store_ps(e2Rows + 4 * j, _mm_sub_ps(_mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[2])), p0));
+            if (uv) {
+                const __m128 u0 = _mm_castpd_ps(_mm_load_sd(uv + idx[0]));
+                const __m128 d1 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[1])), u0);
+                const __m128 d2 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[2])), u0);
+                _mm_store_ps(dRows + 4 * j, _mm_movelh_ps(d1, d2));
+            }
+        }
+        __m512 e1x, e1y, e1z, e2x, e2y, e2z, unused;
+        columns(e1Rows, e1x, e1y, e1z, unused);
+        columns(e2Rows, e2x, e2y, e2z, unused);
+        // glm::cross(e1, e2) and its squared length.
+        const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(e1y, e2z), _mm512_mul_ps(e2y, e1z));
+        const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(e1z, e2x), _mm512_mul_ps(e2z, e1x));
+        const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(e1x, e2y), _mm512_mul_ps(e2x, e1y));
+        const __m512 area2 = dot3(cx, cy, cz, cx, cy, cz);
+        const __mmask16 valid = _mm512_cmp_ps_mask(area2, _mm512_setzero_ps(), _CMP_GT_OQ) & finite(area2);
+        const __m512 zero = _mm512_setzero_ps();
+        rows(_mm512_maskz_mov_ps(valid, cx), _mm512_maskz_mov_ps(valid, cy), _mm512_maskz_mov_ps(valid, cz), zero, nRows);
+        __m512 tb[6] = {zero, zero, zero, zero, zero, zero};
+        if (uv) {
+            __m512 d1x, d1y, d2x, d2y;
+            columns(dRows, d1x, d1y, d2x, d2y);
+            const __m512 det = _mm512_sub_ps(_mm512_mul_ps(d1x, d2y), _mm512_mul_ps(d2x, d1y));
+            const __mmask16 uvOk =
+                valid & _mm512_cmp_ps_mask(_mm512_abs_ps(det), _mm512_set1_ps(kMinUvDet), _CMP_GT_OQ) & finite(det);
+            const __m512 w = _mm512_div_ps(_mm512_sqrt_ps(area2), det);
+            // (e1 d2.y - e2 d1.y) w and (e2 d1.x - e1 d2.x) w, per component.
+            const __m512 e1[3] = {e1x, e1y, e1z}, e2[3] = {e2x, e2y, e2z};
+            for (int c = 0; c < 3; ++c) {
+                tb[c] = _mm512_mul_ps(_mm512_sub_ps(_mm512_mul_ps(e1[c], d2y), _mm512_mul_ps(e2[c], d1y)), w);
+                tb[3 + c] = _mm512_mul_ps(_mm512_sub_ps(_mm512_mul_ps(e2[c], d1x), _mm512_mul_ps(e1[c], d2x)), w);
+            }
+            __m512 sum = _mm512_add_ps(tb[0], tb[1]);
+            for (int c = 2; c < 6; ++c)
+                sum = _mm512_add_ps(sum, tb[c]);
+            const __mmask16 keep = uvOk & finite(sum);
+            for (__m512& x : tb)
+                x = _mm512_maskz_mov_ps(keep, x);
+        }
+        rows(tb[0], tb[1], tb[2], zero, tRows);
+        rows(tb[3], tb[4], tb[5], zero, bRows);
+        // Each record n t b (9 floats): the first two stores spill one float into the next field, which the next
+        // store overwrites; the last writes three floats only (the next record may be another thread's).
+        float* o = &a.out[t].normal.x;
+        for (int j = 0; j < kBlock; ++j, o += 9) {
+            _mm_storeu_ps(o, _mm_load_ps(nRows + 4 * j));
+            _mm_storeu_ps(o + 3, _mm_load_ps(tRows + 4 * j));
+            _mm_mask_storeu_ps(o + 6, 0x7, _mm_load_ps(bRows + 4 * j));
+        }
+    }
+    for (; t < last; ++t)
+        faceTerms(a, t);
+}
+
+void gatherFramesAvx512(const GatherArgs& a, size_t first, size_t last)
+{
+    alignas(64) float nRows[4 * kBlock], tRows[4 * kBlock], bRows[4 * kBlock];
+    alignas(64) float outRows[4 * kBlock];
+    size_t v = first;
+    for (; v + kBlock <= last; v += kBlock) {
+        for (int j = 0; j < kBlock; ++j) {
+            __m128 n, t, b;
+            sumVertex128(a, v + size_t(j), n, t, b);
+            _mm_store_ps(nRows + 4 * j, n);
+            _mm_store_ps(tRows + 4 * j, t);
+            _mm_store_ps(bRows + 4 * j, b);
+        }
+        __m512 nx, ny, nz, unused;
+        columns(nRows, nx, ny, nz, unused);
+        normalize3(nx, ny, nz);
+        rows(nx, ny, nz, _mm512_setzero_ps(), outRows);
+        float* on = a.normals + 3 * v;
+        for (int j = 0; j < kBlock; ++j) // three floats each: the next vertex may be another thread's
+            _mm_mask_storeu_ps(on + 3 * j, 0x7, _mm_load_ps(outRows + 4 * j));
+        if (!a.tangents)
+            continue;
+        __m512 tx = _mm512_setzero_ps(), ty = tx, tz = tx, hand = tx;
+        if (a.withTangents) {
+            const __mmask16 nOk = defined3(nx, ny, nz);
+            __m512 sx, sy, sz, bx, by, bz;
+            columns(tRows, sx, sy, sz, unused);
+            columns(bRows, bx, by, bz, unused);
+            const __m512 d = dot3(nx, ny, nz, sx, sy, sz);
+            tx = _mm512_sub_ps(sx, _mm512_mul_ps(nx, d));
+            ty = _mm512_sub_ps(sy, _mm512_mul_ps(ny, d));
+            tz = _mm512_sub_ps(sz, _mm512_mul_ps(nz, d));
+            normalize3(tx, ty, tz);
+            // glm::cross(n, t) dotted with the bitangent sum.
+            const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(ny, tz), _mm512_mul_ps(ty, nz));
+            const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(nz, tx), _mm512_mul_ps(tz, nx));
+            const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(nx, ty), _mm512_mul_ps(tx, ny));
+            const __m512 side = dot3(cx, cy, cz, bx, by, bz);
+            const __mmask16 keep = nOk & defined3(tx, ty, tz);
+            hand = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(side, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_set1_ps(1.0f),
+                                        _mm512_set1_ps(-1.0f));
+            tx = _mm512_maskz_mov_ps(keep, tx);
+            ty = _mm512_maskz_mov_ps(keep, ty);
+            tz = _mm512_maskz_mov_ps(keep, tz);
+            hand = _mm512_maskz_mov_ps(keep, hand);
+        }
+        // Tangents are rows of four already: sixteen consecutive records.
+        __m512 r0, r1, r2, r3;
+        transpose4(tx, ty, tz, hand, r0, r1, r2, r3);
+        float* ot = a.tangents + 4 * v;
+        _mm512_storeu_ps(ot, r0);
+        _mm512_storeu_ps(ot + 16, r1);
+        _mm512_storeu_ps(ot + 32, r2);
+        _mm512_storeu_ps(ot + 48, r3);
+    }
+    for (; v < last; ++v)
+        gatherVertex(a, v);
+}
+
+} // namespace rig::detail

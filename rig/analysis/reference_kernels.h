@@ -1,0 +1,146 @@
+// Internal to the reference (reference.cpp, reference_avx512.cpp): one triangle's face terms and one vertex's frame,
+// written once here and used by both, so that the SIMD kernels' remainders and the scalar path are the same code.
+// Internal linkage on purpose: each translation unit compiles its own copy for its own target.
+#pragma once
+
+#include <cstddef>
+#include <cmath>
+#include <cstdint>
+
+#include "rig/analysis/reference.h"
+#include "rig/model/math.h"
+
+namespace rig::detail {
+
+/// Everything the face pass of one mesh reads and writes (reference.cpp's rebuildFaces fills it).
+struct FaceArgs {
+    const glm::vec3* positions;
+    const glm::vec2* uvs;    ///< or null
+    const uint32_t* indices;
+    FaceTerms* out;          ///< the mesh's first triangle's record
+};
+
+/// Everything the gather of one mesh reads and writes (reference.cpp's gatherFrames fills it).
+struct GatherArgs {
+    const uint32_t* group;   ///< per vertex of the mesh: its group's representative (global)
+    const uint32_t* gOff;    ///< global: group triangle offsets
+    const uint32_t* gTri;
+    const uint32_t* vOff;    ///< per vertex of the mesh (+1): own triangle offsets
+    const uint32_t* vTri;
+    const FaceTerms* faces;  ///< global, followed by one padding record (16-byte loads of the last one stay inside)
+    float* normals;          ///< 3 per vertex
+    float* tangents;         ///< 4 per vertex, or null
+    bool withTangents;       ///< tangents && the mesh has UVs
+    uint32_t vertexBegin;    ///< the mesh's first global vertex
+};
+
+namespace {
+
+/// The face terms of triangle t (reference.h's definition).
+inline void faceTerms(const FaceArgs& a, size_t t)
+{
+    const uint32_t i0 = a.indices[3 * t], i1 = a.indices[3 * t + 1], i2 = a.indices[3 * t + 2];
+    const glm::vec3* p = a.positions;
+    const glm::vec3 e1 = p[i1] - p[i0];
+    const glm::vec3 e2 = p[i2] - p[i0];
+    const glm::vec3 c = glm::cross(e1, e2);
+    const float area2 = glm::dot(c, c);
+    FaceTerms f{glm::vec3(0.0f), glm::vec3(0.0f), glm::vec3(0.0f)};
+    // Zero-area (or non-finite) triangles contribute nothing.
+    if (area2 > 0.0f && std::isfinite(area2)) {
+        f.normal = c;
+        if (a.uvs) {
+            const glm::vec2 d1 = a.uvs[i1] - a.uvs[i0];
+            const glm::vec2 d2 = a.uvs[i2] - a.uvs[i0];
+            const float det = d1.x * d2.y - d2.x * d1.y;
+            if (std::fabs(det) > kMinUvDet && std::isfinite(det)) {
+                const float w = std::sqrt(area2) / det;
+                const glm::vec3 tangent = (e1 * d2.y - e2 * d1.y) * w;
+                const glm::vec3 bitangent = (e2 * d1.x - e1 * d2.x) * w;
+                if (std::isfinite(tangent.x + tangent.y + tangent.z + bitangent.x + bitangent.y + bitangent.z)) {
+                    f.tangent = tangent;
+                    f.bitangent = bitangent;
+                }
+            }
+        }
+    }
+    a.out[t] = f;
+}
+
+/// The frame of vertex v from its sums (n: the group's normal sum; t, b: its own tangent and bitangent sums), exactly
+/// as the reference defines it (reference.h); what the SIMD tails reproduce lane by lane.
+inline void finishVertex(const GatherArgs& a, size_t v, const float n[3], const float t[3], const float b[3])
+{
+    const glm::vec3 nrm = safeNormalize(glm::vec3(n[0], n[1], n[2]));
+    a.normals[3 * v] = nrm.x;
+    a.normals[3 * v + 1] = nrm.y;
+    a.normals[3 * v + 2] = nrm.z;
+    if (!a.tangents)
+        return;
+    glm::vec4 frame(0.0f);
+    if (a.withTangents && isDefined(nrm)) {
+        const glm::vec3 tsum(t[0], t[1], t[2]), bsum(b[0], b[1], b[2]);
+        const glm::vec3 tan = safeNormalize(tsum - nrm * glm::dot(nrm, tsum));
+        const float hand = glm::dot(glm::cross(nrm, tan), bsum) < 0.0f ? -1.0f : 1.0f;
+        if (isDefined(tan))
+            frame = glm::vec4(tan, hand);
+    }
+    a.tangents[4 * v] = frame.x;
+    a.tangents[4 * v + 1] = frame.y;
+    a.tangents[4 * v + 2] = frame.z;
+    a.tangents[4 * v + 3] = frame.w;
+}
+
+/// The sums of vertex v: over its group's triangles for the normal, its own for the tangents. A vertex alone in its
+/// group (most are) has one list for both, summed in one pass in the same order.
+inline void sumVertex(const GatherArgs& a, size_t v, float n[3], float t[3], float b[3])
+{
+    const uint32_t rep = a.group[v];
+    const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
+    n[0] = n[1] = n[2] = t[0] = t[1] = t[2] = b[0] = b[1] = b[2] = 0.0f;
+    auto addNormal = [&](const FaceTerms& f) {
+        n[0] += f.normal.x;
+        n[1] += f.normal.y;
+        n[2] += f.normal.z;
+    };
+    auto addTangents = [&](const FaceTerms& f) {
+        t[0] += f.tangent.x;
+        t[1] += f.tangent.y;
+        t[2] += f.tangent.z;
+        b[0] += f.bitangent.x;
+        b[1] += f.bitangent.y;
+        b[2] += f.bitangent.z;
+    };
+    if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
+        for (uint32_t i = gb; i < ge; ++i) {
+            addNormal(a.faces[a.gTri[i]]);
+            addTangents(a.faces[a.gTri[i]]);
+        }
+        return;
+    }
+    for (uint32_t i = gb; i < ge; ++i)
+        addNormal(a.faces[a.gTri[i]]);
+    if (a.withTangents)
+        for (uint32_t i = a.vOff[v]; i < a.vOff[v + 1]; ++i)
+            addTangents(a.faces[a.vTri[i]]);
+}
+
+inline void gatherVertex(const GatherArgs& a, size_t v)
+{
+    float n[3], t[3], b[3];
+    sumVertex(a, v, n, t, b);
+    finishVertex(a, v, n, t, b);
+}
+
+} // namespace
+
+/// Triangles [first, last) with AVX-512: each triangle's edges with 128-bit loads, then the terms of sixteen at once;
+/// bit-identical to faceTerms. Call only when cpuHasAvx512().
+void faceTermsAvx512(const FaceArgs& a, size_t first, size_t last);
+
+/// Vertices [first, last) with AVX-512: the sums of each vertex with 128-bit adds, then every vertex's normalisations
+/// sixteen at a time; bit-identical to gatherVertex (no FMA, the same operations in the same order).
+/// Call only when cpuHasAvx512().
+void gatherFramesAvx512(const GatherArgs& a, size_t first, size_t last);
+
+} // namespace rig::detail
