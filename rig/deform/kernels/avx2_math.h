@@ -98,6 +98,19 @@ RS_INLINE void normalizePairs(__m256& n, __m256& t)
     t = _mm256_and_ps(_mm256_mul_ps(t, _mm256_shuffle_ps(r, r, 0x55)), _mm256_shuffle_ps(ok, ok, 0x55));
 }
 
+/// The in-lane 4 x 4 transpose of four registers (as avx512::transpose4, per 128-bit lane): lane 4L + j of x (y, z,
+/// w) is component x (y, z, w) of a_j's lane L. Its own inverse. Applied to four vertex pairs (vertices 2j, 2j + 1
+/// in a_j's lanes), it gives one register per component with lane 4L + j <-> vertex 2j + L.
+RS_INLINE void transpose4(__m256 a0, __m256 a1, __m256 a2, __m256 a3, __m256& x, __m256& y, __m256& z, __m256& w)
+{
+    const __m256 t0 = _mm256_unpacklo_ps(a0, a1), t1 = _mm256_unpackhi_ps(a0, a1);
+    const __m256 t2 = _mm256_unpacklo_ps(a2, a3), t3 = _mm256_unpackhi_ps(a2, a3);
+    x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    w = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
 /// Per 128-bit lane (x, y, z, 0) of two 3-float vectors at p and p + 3.
 RS_INLINE __m256 pair3(const float* p)
 {

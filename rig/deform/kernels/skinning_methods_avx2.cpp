@@ -152,6 +152,204 @@ size_t runPairs(const SkinJob& job, const PaletteMatrix* pal, const MethodTables
     return v;
 }
 
+/// Eight vertices' 3-vectors, one register per component (lane 4L + j <-> vertex 2j + L: transpose4's order).
+struct Soa8 {
+    __m256 x, y, z;
+};
+
+RS_INLINE Soa8 operator*(__m256 s, const Soa8& a) { return {_mm256_mul_ps(s, a.x), _mm256_mul_ps(s, a.y), _mm256_mul_ps(s, a.z)}; }
+
+RS_INLINE Soa8 operator+(const Soa8& a, const Soa8& b)
+{
+    return {_mm256_add_ps(a.x, b.x), _mm256_add_ps(a.y, b.y), _mm256_add_ps(a.z, b.z)};
+}
+
+RS_INLINE Soa8 crossSoa(const Soa8& a, const Soa8& b)
+{
+    return {_mm256_fmsub_ps(a.y, b.z, _mm256_mul_ps(a.z, b.y)), _mm256_fmsub_ps(a.z, b.x, _mm256_mul_ps(a.x, b.z)),
+            _mm256_fmsub_ps(a.x, b.y, _mm256_mul_ps(a.y, b.x))};
+}
+
+/// v / |v| per lane (rsqrt + one Newton step, as normalize8), zero where |v|² < kZeroLength2 or not finite.
+RS_INLINE Soa8 normalizeSoa(const Soa8& v)
+{
+    const __m256 len2 = _mm256_fmadd_ps(v.z, v.z, _mm256_fmadd_ps(v.y, v.y, _mm256_mul_ps(v.x, v.x)));
+    const __m256 r0 = _mm256_rsqrt_ps(len2);
+    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0),
+                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
+    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
+                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    return {_mm256_and_ps(_mm256_mul_ps(v.x, r), ok), _mm256_and_ps(_mm256_mul_ps(v.y, r), ok),
+            _mm256_and_ps(_mm256_mul_ps(v.z, r), ok)};
+}
+
+/// The dual-quaternion blend of a vertex pair (j, w: the pair's first vertex): per 128-bit lane the vertex's
+/// Σ ±w_i q_i, real and dual parts, each slot flipped to the pivot's hemisphere (the pivot is the largest weight, slot
+/// 0; a zero weight adds 0 whatever its joint), and Σ w_i in every float of the lane.
+template <int K>
+RS_INLINE void dqBlendPair(const float* dq, const uint16_t* j, const float* w, __m256& real, __m256& dual, __m256& weightSum)
+{
+    auto slot = [&](int i, __m256& r, __m256& d) {
+        const __m256 a = _mm256_load_ps(dq + 8 * j[i]), b = _mm256_load_ps(dq + 8 * j[K + i]);
+        r = _mm256_permute2f128_ps(a, b, 0x20);
+        d = _mm256_permute2f128_ps(a, b, 0x31);
+    };
+    // (the pair's weights i..i+3 | the second vertex's), then slot i broadcast within each lane.
+    const __m256 w03 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(w)), _mm_loadu_ps(w + K), 1);
+    __m256 w47 = w03;
+    if constexpr (K == 8)
+        w47 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(w + 4)), _mm_loadu_ps(w + K + 4), 1);
+    auto weight = [&](int i) {
+        const __m256 q = i < 4 ? w03 : w47;
+        switch (i & 3) {
+        case 0: return _mm256_permute_ps(q, 0x00);
+        case 1: return _mm256_permute_ps(q, 0x55);
+        case 2: return _mm256_permute_ps(q, 0xAA);
+        default: return _mm256_permute_ps(q, 0xFF);
+        }
+    };
+    __m256 pivot, pd;
+    slot(0, pivot, pd);
+    const __m256 w0 = weight(0);
+    __m256 sum = w0;
+    real = _mm256_mul_ps(w0, pivot);
+    dual = _mm256_mul_ps(w0, pd);
+    const __m256 signBit = _mm256_set1_ps(-0.0f);
+    for (int i = 1; i < K; ++i) {
+        __m256 r, d;
+        slot(i, r, d);
+        __m256 dot = _mm256_mul_ps(r, pivot);
+        dot = _mm256_hadd_ps(dot, dot);
+        dot = _mm256_hadd_ps(dot, dot); // every float of a lane: its q_i . pivot
+        const __m256 wi = weight(i);
+        sum = _mm256_add_ps(sum, wi);
+        const __m256 sw = _mm256_xor_ps(wi, _mm256_and_ps(_mm256_cmp_ps(dot, _mm256_setzero_ps(), _CMP_LT_OQ), signBit));
+        real = _mm256_fmadd_ps(sw, r, real);
+        dual = _mm256_fmadd_ps(sw, d, dual);
+    }
+    weightSum = sum;
+}
+
+/// Dual quaternions for the eight vertices from v: the blends per pair, then everything else with one vertex per lane
+/// (as the AVX-512 kernel's dqBlockSoa). False — nothing written — when a vertex's blend vanishes (its per-vertex path
+/// flags it); the caller has ruled out singular and mirrored joints.
+template <int K>
+RS_INLINE bool dqBlock8(const float* inP, const float* inN, const MethodTables& tables, const uint16_t* joints,
+                        const float* weights, const Writer& out, size_t v)
+{
+    const uint16_t* j = joints + K * v;
+    const float* w = weights + K * v;
+    __m256 r[4], d[4], s[4];
+    for (int p = 0; p < 4; ++p)
+        dqBlendPair<K>(tables.dualQuaternions, j + 2 * K * p, w + 2 * K * p, r[p], d[p], s[p]);
+    __m256 rx, ry, rz, rw, dx, dy, dz, dw, sw, unused0, unused1, unused2;
+    transpose4(r[0], r[1], r[2], r[3], rx, ry, rz, rw);
+    transpose4(d[0], d[1], d[2], d[3], dx, dy, dz, dw);
+    transpose4(s[0], s[1], s[2], s[3], sw, unused0, unused1, unused2);
+    const __m256 len = _mm256_sqrt_ps(_mm256_add_ps(_mm256_fmadd_ps(ry, ry, _mm256_mul_ps(rx, rx)),
+                                                    _mm256_fmadd_ps(rw, rw, _mm256_mul_ps(rz, rz))));
+    const __m256 good = _mm256_and_ps(_mm256_cmp_ps(len, _mm256_set1_ps(1e-12f), _CMP_GT_OQ),
+                                      _mm256_cmp_ps(len, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    if (_mm256_movemask_ps(good) != 0xFF)
+        return false;
+    const __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), len);
+    const Soa8 u = inv * Soa8{rx, ry, rz}, ud = inv * Soa8{dx, dy, dz};
+    const __m256 qw = _mm256_mul_ps(rw, inv), dqw = _mm256_mul_ps(dw, inv);
+    const __m256 two = _mm256_set1_ps(2.0f);
+    auto rotate = [&](const Soa8& x) {
+        const Soa8 t = two * crossSoa(u, x);
+        return Soa8{_mm256_fmadd_ps(qw, t.x, x.x), _mm256_fmadd_ps(qw, t.y, x.y), _mm256_fmadd_ps(qw, t.z, x.z)} + crossSoa(u, t);
+    };
+    // Eight 3-float vectors from base + 3 v: each pair (x y z x' y' z') with one 8-float load and a permute to
+    // (x y z x' | x' y' z' ·), except where that load would pass the range's end (the last block): pair3.
+    auto load = [&](const float* base) {
+        const float* f = base + 3 * v;
+        __m256 a[4];
+        if (v + 9 <= out.last) {
+            const __m256i spread = _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6);
+            for (int p = 0; p < 4; ++p)
+                a[p] = _mm256_permutevar8x32_ps(_mm256_loadu_ps(f + 6 * p), spread);
+        } else {
+            for (int p = 0; p < 4; ++p)
+                a[p] = pair3(f + 6 * p);
+        }
+        Soa8 x;
+        __m256 unused;
+        transpose4(a[0], a[1], a[2], a[3], x.x, x.y, x.z, unused);
+        return x;
+    };
+    // The stretch S: blended per pair and transposed (column c of every vertex), or (Σ w) I on rigid joints, where
+    // cof(S) n = (Σ w)² n, S p = (Σ w) p, S t = (Σ w) t.
+    const bool rigid = tables.unitStretch;
+    Soa8 sc[3] = {}; // set below unless rigid (zeros keep the compiler from warning)
+    if (!rigid) {
+        Pair34 sp[4];
+        for (int p = 0; p < 4; ++p)
+            sp[p] = blendPair<K>(tables.stretch, j + 2 * K * p, w + 2 * K * p);
+        transpose4(sp[0].c0, sp[1].c0, sp[2].c0, sp[3].c0, sc[0].x, sc[0].y, sc[0].z, unused0);
+        transpose4(sp[0].c1, sp[1].c1, sp[2].c1, sp[3].c1, sc[1].x, sc[1].y, sc[1].z, unused0);
+        transpose4(sp[0].c2, sp[1].c2, sp[2].c2, sp[3].c2, sc[2].x, sc[2].y, sc[2].z, unused0);
+    }
+    auto times = [](const Soa8 (&m)[3], const Soa8& x) {
+        return Soa8{_mm256_fmadd_ps(m[2].x, x.z, _mm256_fmadd_ps(m[1].x, x.y, _mm256_mul_ps(m[0].x, x.x))),
+                    _mm256_fmadd_ps(m[2].y, x.z, _mm256_fmadd_ps(m[1].y, x.y, _mm256_mul_ps(m[0].y, x.x))),
+                    _mm256_fmadd_ps(m[2].z, x.z, _mm256_fmadd_ps(m[1].z, x.y, _mm256_mul_ps(m[0].z, x.x)))};
+    };
+    auto stretch = [&](const Soa8& x) { return rigid ? sw * x : times(sc, x); };
+    auto cofactorStretch = [&](const Soa8& x) {
+        if (rigid)
+            return _mm256_mul_ps(sw, sw) * x;
+        const Soa8 cof[3] = {crossSoa(sc[1], sc[2]), crossSoa(sc[2], sc[0]), crossSoa(sc[0], sc[1])};
+        return times(cof, x);
+    };
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 on[4], op[4] = {zero, zero, zero, zero}, ot[4] = {zero, zero, zero, zero};
+    const Soa8 n = normalizeSoa(rotate(cofactorStretch(load(inN))));
+    transpose4(n.x, n.y, n.z, zero, on[0], on[1], on[2], on[3]);
+    if (out.p) {
+        // translation = 2 vec(dual conj(real)) = 2 (rw ud - dw u + u × ud)
+        const Soa8 tr = two * (Soa8{_mm256_fmsub_ps(qw, ud.x, _mm256_mul_ps(dqw, u.x)), _mm256_fmsub_ps(qw, ud.y, _mm256_mul_ps(dqw, u.y)),
+                                    _mm256_fmsub_ps(qw, ud.z, _mm256_mul_ps(dqw, u.z))} +
+                               crossSoa(u, ud));
+        const Soa8 pos = rotate(stretch(load(inP))) + tr;
+        transpose4(pos.x, pos.y, pos.z, zero, op[0], op[1], op[2], op[3]);
+    }
+    __m256 tRaw[4] = {zero, zero, zero, zero};
+    if (out.t) {
+        const float* t = out.inT + 4 * v;
+        for (int p = 0; p < 4; ++p)
+            tRaw[p] = _mm256_loadu_ps(t + 8 * p);
+        Soa8 tin;
+        __m256 unused;
+        transpose4(tRaw[0], tRaw[1], tRaw[2], tRaw[3], tin.x, tin.y, tin.z, unused);
+        const Soa8 tan = normalizeSoa(rotate(stretch(tin)));
+        transpose4(tan.x, tan.y, tan.z, zero, ot[0], ot[1], ot[2], ot[3]);
+    }
+    if (v + 9 <= out.last) {
+        // Each pair's six floats with one 8-float store, in order: the two spare floats land on the next pair (or the
+        // next block's first vertex, still inside the range), which is written after.
+        const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);
+        for (int p = 0; p < 4; ++p) {
+            if (out.p)
+                _mm256_storeu_ps(out.p + 3 * v + 6 * p, _mm256_permutevar8x32_ps(op[p], pack));
+            if (out.n)
+                _mm256_storeu_ps(out.n + 3 * v + 6 * p, _mm256_permutevar8x32_ps(on[p], pack));
+            if (out.t) // w copied from the input
+                _mm256_storeu_ps(out.t + 4 * v + 8 * p, _mm256_blend_ps(ot[p], tRaw[p], 0x88));
+        }
+        if (out.flags)
+            std::memset(out.flags + v, SkinFlagNone, 8);
+        return true;
+    }
+    for (int p = 0; p < 4; ++p) {
+        out.write(v + 2 * size_t(p), _mm256_castps256_ps128(op[p]), _mm256_castps256_ps128(on[p]), _mm256_castps256_ps128(ot[p]),
+                  SkinFlagNone);
+        out.write(v + 2 * size_t(p) + 1, _mm256_extractf128_ps(op[p], 1), _mm256_extractf128_ps(on[p], 1),
+                  _mm256_extractf128_ps(ot[p], 1), SkinFlagNone);
+    }
+    return true;
+}
+
 template <int K>
 void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first, size_t last)
 {
@@ -249,56 +447,78 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
     }
     case Method::DualQuaternion: {
         const float* dq = tables.dualQuaternions; // per joint: real (x y z w), dual (x y z w)
-        for (size_t v = first; v < last; ++v) {
+        auto flagged = [&](size_t v) {
             const uint16_t* j = joints + K * v;
             const float* w = weights + K * v;
             bool fallback = false;
             for (int i = 0; i < K; ++i)
                 fallback |= w[i] != 0.0f && (tables.jointFlags[j[i]] & (MethodTables::Singular | MethodTables::Mirrored));
-            if (fallback) {
-                // A mirrored or singular joint has no dual quaternion: the linear blend, flagged.
-                const Affine34 a = blend<K>(pal, j, w);
-                out.write(v, a.point(inP + 3 * v), normalize3(a.dir(inN + 3 * v)), tangents ? normalize3(a.dir(tangentIn(v))) : zero,
-                          SkinFlagDqFallback);
-                continue;
+            return fallback;
+        };
+        // One vertex at a time.
+        auto runDq = [&](size_t from, size_t to) {
+            for (size_t v = from; v < to; ++v) {
+                const uint16_t* j = joints + K * v;
+                const float* w = weights + K * v;
+                const bool fallback = flagged(v);
+                if (fallback) {
+                    // A mirrored or singular joint has no dual quaternion: the linear blend, flagged.
+                    const Affine34 a = blend<K>(pal, j, w);
+                    out.write(v, a.point(inP + 3 * v), normalize3(a.dir(inN + 3 * v)), tangents ? normalize3(a.dir(tangentIn(v))) : zero,
+                              SkinFlagDqFallback);
+                    continue;
+                }
+                // The pivot is the largest weight: slot 0 of the sorted stream. Antipodal quaternions are flipped to its
+                // hemisphere (the sign applied without a branch); a zero weight adds 0 whatever its joint.
+                const __m128 pivot = _mm_load_ps(dq + 8 * j[0]);
+                __m256 rd = _mm256_setzero_ps(); // real | dual
+                const __m128 signBit = _mm_set_ss(-0.0f);
+                for (int i = 0; i < K; ++i) {
+                    const __m256 q = _mm256_load_ps(dq + 8 * j[i]);
+                    const __m128 d = _mm_dp_ps(_mm256_castps256_ps128(q), pivot, 0xF1);
+                    const __m128 sw = _mm_xor_ps(_mm_load_ss(w + i), _mm_and_ps(_mm_cmp_ss(d, _mm_setzero_ps(), _CMP_LT_OQ), signBit));
+                    rd = _mm256_fmadd_ps(_mm256_broadcastss_ps(sw), q, rd);
+                }
+                const Affine34 s = blend<K>(tables.stretch, j, w);
+                __m128 real = _mm256_castps256_ps128(rd), dual = _mm256_extractf128_ps(rd, 1);
+                const float len = std::sqrt(_mm_cvtss_f32(_mm_dp_ps(real, real, 0xF1)));
+                if (!(len > 1e-12f) || !std::isfinite(len)) {
+                    out.write(v, zero, zero, zero, SkinFlagSingular);
+                    if (out.t)
+                        _mm_storeu_ps(out.t + 4 * v, zero);
+                    continue;
+                }
+                const __m128 inv = _mm_set1_ps(1.0f / len);
+                real = _mm_mul_ps(real, inv);
+                dual = _mm_mul_ps(dual, inv);
+                // Vector parts (lane 3 = 0) and scalars.
+                const __m128 keep3 = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+                const __m128 u = _mm_and_ps(real, keep3), ud = _mm_and_ps(dual, keep3);
+                const __m128 rw = _mm_shuffle_ps(real, real, 0xFF), dw = _mm_shuffle_ps(dual, dual, 0xFF);
+                // translation = 2 vec(dual conj(real)) = 2 (rw ud - dw u + u × ud)
+                const __m128 tr = _mm_mul_ps(_mm_set1_ps(2.0f), _mm_add_ps(_mm_fmsub_ps(rw, ud, _mm_mul_ps(dw, u)), cross3(u, ud)));
+                auto rotate = [&](__m128 x) {
+                    const __m128 t = _mm_mul_ps(_mm_set1_ps(2.0f), cross3(u, x));
+                    return _mm_add_ps(_mm_fmadd_ps(rw, t, x), cross3(u, t));
+                };
+                const __m128 pos = _mm_add_ps(rotate(s.dir(inP + 3 * v)), tr);
+                const __m128 nrm = normalize3(rotate(s.cofactorTimes(inN + 3 * v)));
+                out.write(v, pos, nrm, tangents ? normalize3(rotate(s.dir(tangentIn(v)))) : zero, SkinFlagNone);
             }
-            // The pivot is the largest weight: slot 0 of the sorted stream. Antipodal quaternions are flipped to its
-            // hemisphere (the sign applied without a branch); a zero weight adds 0 whatever its joint.
-            const __m128 pivot = _mm_load_ps(dq + 8 * j[0]);
-            __m256 rd = _mm256_setzero_ps(); // real | dual
-            const __m128 signBit = _mm_set_ss(-0.0f);
-            for (int i = 0; i < K; ++i) {
-                const __m256 q = _mm256_load_ps(dq + 8 * j[i]);
-                const __m128 d = _mm_dp_ps(_mm256_castps256_ps128(q), pivot, 0xF1);
-                const __m128 sw = _mm_xor_ps(_mm_load_ss(w + i), _mm_and_ps(_mm_cmp_ss(d, _mm_setzero_ps(), _CMP_LT_OQ), signBit));
-                rd = _mm256_fmadd_ps(_mm256_broadcastss_ps(sw), q, rd);
-            }
-            const Affine34 s = blend<K>(tables.stretch, j, w);
-            __m128 real = _mm256_castps256_ps128(rd), dual = _mm256_extractf128_ps(rd, 1);
-            const float len = std::sqrt(_mm_cvtss_f32(_mm_dp_ps(real, real, 0xF1)));
-            if (!(len > 1e-12f) || !std::isfinite(len)) {
-                out.write(v, zero, zero, zero, SkinFlagSingular);
-                if (out.t)
-                    _mm_storeu_ps(out.t + 4 * v, zero);
-                continue;
-            }
-            const __m128 inv = _mm_set1_ps(1.0f / len);
-            real = _mm_mul_ps(real, inv);
-            dual = _mm_mul_ps(dual, inv);
-            // Vector parts (lane 3 = 0) and scalars.
-            const __m128 keep3 = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
-            const __m128 u = _mm_and_ps(real, keep3), ud = _mm_and_ps(dual, keep3);
-            const __m128 rw = _mm_shuffle_ps(real, real, 0xFF), dw = _mm_shuffle_ps(dual, dual, 0xFF);
-            // translation = 2 vec(dual conj(real)) = 2 (rw ud - dw u + u × ud)
-            const __m128 tr = _mm_mul_ps(_mm_set1_ps(2.0f), _mm_add_ps(_mm_fmsub_ps(rw, ud, _mm_mul_ps(dw, u)), cross3(u, ud)));
-            auto rotate = [&](__m128 x) {
-                const __m128 t = _mm_mul_ps(_mm_set1_ps(2.0f), cross3(u, x));
-                return _mm_add_ps(_mm_fmadd_ps(rw, t, x), cross3(u, t));
-            };
-            const __m128 pos = _mm_add_ps(rotate(s.dir(inP + 3 * v)), tr);
-            const __m128 nrm = normalize3(rotate(s.cofactorTimes(inN + 3 * v)));
-            out.write(v, pos, nrm, tangents ? normalize3(rotate(s.dir(tangentIn(v)))) : zero, SkinFlagNone);
+        };
+        // Eight at a time, one vertex per lane (dqBlock8), where no vertex of the eight has a singular or mirrored
+        // joint and none's blend vanishes; otherwise, and for the rest, one at a time.
+        const bool flaggedJoints = tables.anySingular || tables.anyMirrored;
+        size_t blockEnd = first;
+        for (size_t b = first; b + 8 <= last; b += 8) {
+            bool plain = true;
+            for (size_t v = b; v < b + 8 && flaggedJoints && plain; ++v)
+                plain = !flagged(v);
+            if (!plain || !dqBlock8<K>(inP, inN, tables, joints, weights, out, b))
+                runDq(b, b + 8);
+            blockEnd = b + 8;
         }
+        runDq(blockEnd, last);
         break;
     }
     case Method::Linear:
