@@ -83,6 +83,34 @@ struct Writer {
     }
 };
 
+/// blendPair of two palettes over the same slots (the weights broadcast once): a from pal, b from other.
+template <int K>
+RS_INLINE void blendPairs2(const PaletteMatrix* pal, const PaletteMatrix* other, const uint16_t* j, const float* w, Pair34& a,
+                           Pair34& b)
+{
+    __m256 h[2][4]; // per vertex of the pair: pal (c0|c1, c2|t), other (c0|c1, c2|t)
+    for (int q = 0; q < 2; ++q) {
+        const uint16_t* jq = j + K * q;
+        const float* wq = w + K * q;
+        const __m256 w0 = _mm256_broadcast_ss(wq);
+        h[q][0] = _mm256_mul_ps(w0, _mm256_load_ps(pal[jq[0]].m));
+        h[q][1] = _mm256_mul_ps(w0, _mm256_load_ps(pal[jq[0]].m + 8));
+        h[q][2] = _mm256_mul_ps(w0, _mm256_load_ps(other[jq[0]].m));
+        h[q][3] = _mm256_mul_ps(w0, _mm256_load_ps(other[jq[0]].m + 8));
+        for (int i = 1; i < K; ++i) {
+            const __m256 wi = _mm256_broadcast_ss(wq + i);
+            h[q][0] = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[jq[i]].m), h[q][0]);
+            h[q][1] = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[jq[i]].m + 8), h[q][1]);
+            h[q][2] = _mm256_fmadd_ps(wi, _mm256_load_ps(other[jq[i]].m), h[q][2]);
+            h[q][3] = _mm256_fmadd_ps(wi, _mm256_load_ps(other[jq[i]].m + 8), h[q][3]);
+        }
+    }
+    a = {_mm256_permute2f128_ps(h[0][0], h[1][0], 0x20), _mm256_permute2f128_ps(h[0][0], h[1][0], 0x31),
+         _mm256_permute2f128_ps(h[0][1], h[1][1], 0x20), _mm256_permute2f128_ps(h[0][1], h[1][1], 0x31)};
+    b = {_mm256_permute2f128_ps(h[0][2], h[1][2], 0x20), _mm256_permute2f128_ps(h[0][2], h[1][2], 0x31),
+         _mm256_permute2f128_ps(h[0][3], h[1][3], 0x20), _mm256_permute2f128_ps(h[0][3], h[1][3], 0x31)};
+}
+
 /// Cofactor, inverse-transpose and blend-inverse-transpose two vertices at a time from `first`; returns where it
 /// stopped (an odd last vertex is left to the one-vertex loop).
 template <Method M, int K>
@@ -99,7 +127,11 @@ size_t runPairs(const SkinJob& job, const PaletteMatrix* pal, const MethodTables
     for (; v + 2 <= last; v += 2) {
         const uint16_t* j = joints + K * v;
         const float* w = weights + K * v;
-        const Pair34 a = blendPair<K>(pal, j, w);
+        Pair34 a, it;
+        if constexpr (M == Method::BlendInverseTranspose)
+            blendPairs2<K>(pal, tables.inverseTranspose, j, w, a, it); // both blends in one pass over the slots
+        else
+            a = blendPair<K>(pal, j, w);
         const __m256 n0 = pair3(inN + 3 * v);
         __m256 pos = zero, tan = zero, nrm;
         if (out.p)
@@ -130,7 +162,6 @@ size_t runPairs(const SkinJob& job, const PaletteMatrix* pal, const MethodTables
             fb = (mask & 0x10) ? SkinFlagNone : SkinFlagSingular;
         } else {
             static_assert(M == Method::BlendInverseTranspose);
-            const Pair34 it = blendPair<K>(tables.inverseTranspose, j, w);
             bool sa = false, sb = false;
             if (tables.anySingular)
                 for (int i = 0; i < K; ++i) {
