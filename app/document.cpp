@@ -54,6 +54,18 @@ private:
 
 } // namespace
 
+void packForGpu(LoadedRig& loaded)
+{
+    rig::Result<viewer::GpuRigPack> pack = viewer::packGpuRig(loaded.rig, loaded.runtime);
+    if (pack) {
+        loaded.gpu = std::make_shared<const viewer::GpuRigPack>(std::move(pack.value()));
+        loaded.gpuError.clear();
+    } else {
+        loaded.gpu.reset();
+        loaded.gpuError = pack.error();
+    }
+}
+
 std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& r, int influences, const QString& path, const QString& name)
 {
     auto loaded = std::make_shared<LoadedRig>();
@@ -64,6 +76,7 @@ std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& r, int influences, const Q
     loaded->findingVertices.reserve(loaded->audit.findings.size());
     for (const rig::AuditFinding& f : loaded->audit.findings)
         loaded->findingVertices.push_back(std::make_shared<const std::vector<uint32_t>>(rig::findingVertices(loaded->rig, f)));
+    packForGpu(*loaded);
     loaded->path = path;
     loaded->displayName = name;
     return loaded;
@@ -281,6 +294,7 @@ void Document::setDisplay(const DisplaySettings& d)
         job.thread = std::thread([this, raw, current, k] {
             auto copy = std::make_shared<LoadedRig>(*current);
             copy->runtime = rig::buildRuntime(copy->rig, k);
+            packForGpu(*copy); // the influence stream changed: so does the pack
             QMetaObject::invokeMethod(
                 this,
                 [this, current, copy, k] {

@@ -19,6 +19,7 @@
 #include "rig/analysis/audit.h"
 #include "rig/analysis/weight_checks.h"
 #include "rig/io/asset_root.h"
+#include "viewer/gpu_deformer.h"
 #include "rig/deform/deform.h"
 #include "rig/model/model.h"
 #include "rig/model/pose.h"
@@ -46,6 +47,10 @@ struct LoadedRig {
     rig::WeightChecks weights; ///< the raw weight checks (per-node influenced vertex counts for the bones panel)
     /// Per audit finding: the global vertices it touches (rig::findingVertices), for selecting them all.
     std::vector<std::shared_ptr<const std::vector<uint32_t>>> findingVertices;
+    /// The rig packed for the viewport's GPU path (viewer::packGpuRig), built with the rest off the GUI thread; null
+    /// when the rig cannot go to the GPU (gpuError says why; the viewport reports it).
+    std::shared_ptr<const viewer::GpuRigPack> gpu;
+    std::string gpuError;
 };
 
 /// A set of vertices to look at (an audit finding's), with a cursor for stepping through it. The list is shared (a
@@ -203,5 +208,7 @@ rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int inf
 rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, int influences);
 /// The runtime data and audit of a rig (buildRuntime, auditRig with the bind reference).
 std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& rig, int influences, const QString& path, const QString& name);
+/// Packs the rig for the GPU path into loaded.gpu (or says why not in gpuError); part of finishLoadedRig.
+void packForGpu(LoadedRig& loaded);
 
 } // namespace app

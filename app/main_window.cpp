@@ -642,7 +642,7 @@ void MainWindow::syncViewport()
     if (!loaded)
         return;
     m_viewport->setRig(std::shared_ptr<const rig::Rig>(loaded, &loaded->rig),
-                       std::shared_ptr<const rig::RigRuntime>(loaded, &loaded->runtime));
+                       std::shared_ptr<const rig::RigRuntime>(loaded, &loaded->runtime), loaded->gpu);
     m_viewport->setPose(m_doc->resolvedPose());
     m_viewport->setSettings(m_doc->display());
     m_viewport->setSelectedVertex(m_doc->selectedVertex());

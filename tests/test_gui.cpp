@@ -354,6 +354,11 @@ void TestGui::litViewShowsTheBaseColourTexture()
     QVERIFY(finished.wait(20000));
     QCOMPARE(doc.loaded()->rig.images.size(), size_t(1));
     QVERIFY(doc.loaded()->rig.images[0].decoded());
+    // The loader packed the rig for the GPU (the GUI thread only uploads it), with its draw input per vertex.
+    QVERIFY2(doc.loaded()->gpu, doc.loaded()->gpuError.c_str());
+    QCOMPARE(doc.loaded()->gpu->vertices, size_t(4));
+    QCOMPARE(doc.loaded()->gpu->draw.size(), size_t(4));
+    QCOMPARE(doc.loaded()->gpu->draw[2].texUv, glm::vec2(1.0f, 1.0f)); // glTF's UV origin: the image's top left
     viewer::Viewport* vp = w.viewport();
     QVERIFY(waitForFrames(vp, 1));
     QTRY_VERIFY_WITH_TIMEOUT(doc.evaluationCurrent(), 20000); // the first evaluation frames the rig
@@ -376,4 +381,13 @@ void TestGui::litViewShowsTheBaseColourTexture()
     QCOMPARE(guitest::countPixels(img, at(0.5f, 0.5f), green), 49);
     QCOMPARE(guitest::countPixels(img, at(-0.5f, -0.5f), blue), 49);
     QCOMPARE(guitest::countPixels(img, at(0.5f, -0.5f), white), 49);
+
+    // The 4 / 8 influence switch rebuilds the runtime off the GUI thread, and the pack with it.
+    QSignalSpy changed(&doc, &app::Document::rigChanged);
+    app::DisplaySettings d = doc.display();
+    d.influences = 8;
+    doc.setDisplay(d);
+    QVERIFY(changed.wait(20000));
+    QVERIFY(doc.loaded()->gpu);
+    QCOMPARE(doc.loaded()->gpu->influences, 8);
 }

@@ -132,19 +132,9 @@ size_t rawInfluenceWords(const rig::Rig& rig)
 }
 } // namespace
 
-bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, std::string* error)
+rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& runtime)
 {
-    release();
-    auto fail = [&](const std::string& message) {
-        release();
-        if (error)
-            *error = message;
-        return false;
-    };
-    if (!m_rhi)
-        return fail("no QRhi");
-    if (!m_rhi->isFeatureSupported(QRhi::Compute))
-        return fail(std::string("the ") + m_rhi->backendName() + " backend has no compute shaders (needs Vulkan or OpenGL 4.3+ / ES 3.1)");
+    auto fail = [](const std::string& message) { return rig::fail(message); };
     if (runtime.meshes.size() != rig.meshes.size())
         return fail("the runtime data was built for another rig");
     const int k = runtime.influencesPerVertex;
@@ -154,13 +144,15 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     const size_t blocks = size_t(k) / 4;
 
     // --- Layout: ranges, palette, validation --------------------------------------------------------------------
-    m_meshes.resize(meshCount);
+    GpuRigPack pack;
+    pack.influences = k;
+    pack.meshes.resize(meshCount);
     std::vector<int> skinBase(rig.skins.size(), -1);
     size_t vertices = 0, triangles = 0, groups = 0, targets = 0, gradientEntries = 0;
     for (size_t m = 0; m < meshCount; ++m) {
         const rig::Mesh& mesh = rig.meshes[m];
         const rig::MeshRuntime& mr = runtime.meshes[m];
-        GpuMeshRange& r = m_meshes[m];
+        GpuMeshRange& r = pack.meshes[m];
         const size_t n = mesh.vertexCount();
         const std::string where = "mesh " + std::to_string(m) + " ('" + mesh.name + "'): ";
         if (mesh.normals.size() != n)
@@ -200,16 +192,16 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
             const rig::Skin& skin = rig.skins[size_t(mesh.skin)];
             int& base = skinBase[size_t(mesh.skin)];
             if (base < 0) {
-                base = int(m_paletteSources.size());
+                base = int(pack.paletteSources.size());
                 for (size_t j = 0; j <= skin.joints.size(); ++j) // the last one is the identity entry
-                    m_paletteSources.push_back({mesh.skin, int(j), -1});
+                    pack.paletteSources.push_back({mesh.skin, int(j), -1});
             }
             r.paletteBegin = uint32_t(base);
             r.paletteCount = uint32_t(skin.joints.size() + 1);
         } else {
-            r.paletteBegin = uint32_t(m_paletteSources.size());
+            r.paletteBegin = uint32_t(pack.paletteSources.size());
             r.paletteCount = 1;
-            m_paletteSources.push_back({-1, -1, mesh.node});
+            pack.paletteSources.push_back({-1, -1, mesh.node});
         }
         for (uint16_t j : mr.stream.joints)
             if (j >= r.paletteCount)
@@ -228,33 +220,30 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     const size_t limit = size_t(std::numeric_limits<int>::max()) / 64;
     if (vertices > limit || triangles > limit || gradientEntries > limit)
         return fail("the rig is too large for the GPU path (" + std::to_string(vertices) + " vertices)");
-    m_vertexCount = vertices;
-    m_triangleCount = triangles;
-    m_groupCount = groups;
-    m_morphTargetCount = targets;
-    const size_t N = vertices, T = triangles, G = groups, P = m_paletteSources.size();
-
-    int maxGroups = std::max(1, m_rhi->resourceLimit(QRhi::MaxThreadGroupsPerDimension));
-    if (m_dispatchLimit > 0)
-        maxGroups = std::min(maxGroups, m_dispatchLimit);
-    m_groupsX = int(std::min<size_t>(std::max<size_t>(G, 1), size_t(maxGroups)));
-    m_groupsY = int((std::max<size_t>(G, 1) + size_t(m_groupsX) - 1) / size_t(m_groupsX));
-    const size_t triangleGroups = groupsFor(T);
-    m_triangleGroupsX = int(std::min<size_t>(std::max<size_t>(triangleGroups, 1), size_t(maxGroups)));
-    m_triangleGroupsY = int((std::max<size_t>(triangleGroups, 1) + size_t(m_triangleGroupsX) - 1) / size_t(m_triangleGroupsX));
-    if (m_groupsY > maxGroups || m_triangleGroupsY > maxGroups || meshCount > size_t(maxGroups))
-        return fail("the rig is too large for one dispatch");
+    pack.vertices = vertices;
+    pack.triangles = triangles;
+    pack.groups = groups;
+    pack.morphTargets = targets;
+    const size_t N = vertices, T = triangles, G = groups;
 
     // --- Static arrays ------------------------------------------------------------------------------------------
-    std::vector<uint32_t> layout(meshCount * kMeshStride + G);
-    std::vector<float> rest(12 * N, 0.0f);
-    std::vector<float> uvs(2 * std::max<size_t>(N, 1), 0.0f);
-    std::vector<uint32_t> targetInfo(4 * std::max<size_t>(targets, 1), kNone);
-    std::vector<float> deltas;
-    std::vector<uint32_t> influences(2 * blocks * 4 * N);
-    std::vector<uint32_t> gradients(N + 1 + 4 * gradientEntries);
-    std::vector<uint32_t> tris(4 * T);
-    std::vector<uint32_t> indices(3 * T);
+    std::vector<uint32_t>& layout = pack.layout;
+    std::vector<float>& rest = pack.rest;
+    std::vector<float>& uvs = pack.uvs;
+    std::vector<uint32_t>& targetInfo = pack.targetInfo;
+    std::vector<float>& deltas = pack.deltas;
+    std::vector<uint32_t>& influences = pack.influenceWords;
+    std::vector<uint32_t>& gradients = pack.gradients;
+    std::vector<uint32_t>& tris = pack.triangleWords;
+    std::vector<uint32_t>& indices = pack.indices;
+    layout.assign(meshCount * kMeshStride + G, 0u);
+    rest.assign(12 * N, 0.0f);
+    uvs.assign(2 * std::max<size_t>(N, 1), 0.0f);
+    targetInfo.assign(4 * std::max<size_t>(targets, 1), kNone);
+    influences.assign(2 * blocks * 4 * N, 0u);
+    gradients.assign(N + 1 + 4 * gradientEntries, 0u);
+    tris.assign(4 * T, 0u);
+    indices.assign(3 * T, 0u);
 
     size_t deltaCount = 0;
     for (const rig::Mesh& mesh : rig.meshes)
@@ -269,7 +258,7 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     for (size_t m = 0; m < meshCount; ++m) {
         const rig::Mesh& mesh = rig.meshes[m];
         const rig::MeshRuntime& mr = runtime.meshes[m];
-        const GpuMeshRange& r = m_meshes[m];
+        const GpuMeshRange& r = pack.meshes[m];
         const size_t n = r.vertexCount, vb = r.vertexBegin;
         uint32_t* info = &layout[m * kMeshStride];
         info[0] = r.vertexBegin;
@@ -366,7 +355,8 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
         return fail("the reference topology does not match the rig");
     const size_t adjGroupBase = 0, adjNormalOffsetBase = N, adjTangentOffsetBase = 2 * N + 1;
     const size_t adjNormalListBase = 3 * N + 2, adjTangentListBase = adjNormalListBase + 3 * T;
-    std::vector<uint32_t> adjacency(adjTangentListBase + 3 * T + 1, 0);
+    std::vector<uint32_t>& adjacency = pack.adjacency;
+    adjacency.assign(adjTangentListBase + 3 * T + 1, 0u);
     std::copy(topo.group.begin(), topo.group.end(), adjacency.begin() + ptrdiff_t(adjGroupBase));
     std::copy(topo.groupTriangleOffsets.begin(), topo.groupTriangleOffsets.end(), adjacency.begin() + ptrdiff_t(adjNormalOffsetBase));
     std::copy(topo.vertexTriangleOffsets.begin(), topo.vertexTriangleOffsets.end(),
@@ -374,84 +364,28 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     std::copy(topo.groupTriangles.begin(), topo.groupTriangles.end(), adjacency.begin() + ptrdiff_t(adjNormalListBase));
     std::copy(topo.vertexTriangles.begin(), topo.vertexTriangles.end(), adjacency.begin() + ptrdiff_t(adjTangentListBase));
 
-    // --- GPU buffers --------------------------------------------------------------------------------------------
-    const QRhiBuffer::UsageFlags storage = QRhiBuffer::StorageBuffer;
-    const QRhiBuffer::UsageFlags output = QRhiBuffer::StorageBuffer | QRhiBuffer::VertexBuffer;
-    bool ok = true;
-    auto make = [&](QRhiBuffer*& b, QRhiBuffer::UsageFlags usage, size_t bytes, QRhiBuffer::Type type = QRhiBuffer::Static) {
-        b = m_rhi->newBuffer(type, usage, int(std::max<size_t>(bytes, 16)));
-        if (!b->create()) {
-            ok = false;
-            deleteResource(b);
-        }
-    };
-    make(m_paramsBuffer, QRhiBuffer::UniformBuffer, kParamCount * 4, QRhiBuffer::Dynamic);
-    make(m_layout, storage, layout.size() * 4);
-    make(m_rest, storage, rest.size() * 4);
-    make(m_uvs, storage, uvs.size() * 4);
-    make(m_targets, storage, targetInfo.size() * 4);
-    make(m_weights, storage, std::max<size_t>(targets, 1) * 4);
-    make(m_deltas, storage, deltas.size() * 4);
-    make(m_paletteBuffer, storage, P * kJointFloats * 4);
-    make(m_influences, storage, influences.size() * 4);
-    make(m_gradients, storage, gradients.size() * 4);
-    make(m_triangles, storage, tris.size() * 4);
-    make(m_adjacency, storage, adjacency.size() * 4);
-    make(m_morphed, storage, 3 * N * 16);
-    make(m_faces, storage, 3 * T * 16);
-    make(m_partials, storage, 2 * G * 16);
-    make(m_positions, output, N * 16);
-    make(m_normals, output, N * 16);
-    make(m_tangents, output, N * 16);
-    make(m_refNormals, output, N * 16);
-    make(m_refTangents, output, N * 16);
-    make(m_errors, output, N * 16);
-    make(m_bindReference, storage, 2 * N * 16);
-    make(m_rawInfluences, storage, rawInfluenceWords(rig) * 4);
-    make(m_flags, output, N * 4);
-    make(m_bounds, output, meshCount * 32);
-    make(m_indices, QRhiBuffer::IndexBuffer, indices.size() * 4);
-    if (!ok)
-        return fail("creating the GPU buffers failed (" + std::to_string(N) + " vertices)");
-
-    QRhiResourceUpdateBatch* u = pendingBatch();
-    auto upload = [&](QRhiBuffer* b, const auto& data) {
-        const size_t bytes = data.size() * sizeof(data[0]);
-        if (bytes > 0)
-            u->uploadStaticBuffer(b, 0, int(bytes), data.data());
-        m_staticBytes += bytes;
-    };
-    upload(m_layout, layout);
-    upload(m_rest, rest);
-    upload(m_uvs, uvs);
-    upload(m_targets, targetInfo);
-    upload(m_deltas, deltas);
-    upload(m_influences, influences);
-    upload(m_gradients, gradients);
-    upload(m_triangles, tris);
-    upload(m_adjacency, adjacency);
-    upload(m_indices, indices);
     {
         // The reference at the bind pose (rig::RigRuntime::bind): normals, then tangents.
-        std::vector<float> bind(8 * std::max<size_t>(N, 1), 0.0f);
+        std::vector<float>& bind = pack.bind;
+        bind.assign(8 * std::max<size_t>(N, 1), 0.0f);
         for (size_t m = 0; m < meshCount; ++m) {
             const rig::BindReference& b = runtime.bind[m];
-            const size_t vb = m_meshes[m].vertexBegin;
+            const size_t vb = pack.meshes[m].vertexBegin;
             for (size_t v = 0; v < b.normals.size(); ++v)
                 std::memcpy(&bind[4 * (vb + v)], &b.normals[v], 12);
             for (size_t v = 0; v < b.tangents.size(); ++v)
                 std::memcpy(&bind[4 * (N + vb + v)], &b.tangents[v], 16);
         }
-        upload(m_bindReference, bind);
     }
     {
         // The raw influences as authored, for the weight views: [0, N]: CSR offsets into the entries; then per entry
         // (node index or kNone when the joint is outside the skin, weight bits).
-        std::vector<uint32_t> raw(rawInfluenceWords(rig), 0u);
+        std::vector<uint32_t>& raw = pack.raw;
+        raw.assign(rawInfluenceWords(rig), 0u);
         size_t entry = 0;
         for (size_t m = 0; m < meshCount; ++m) {
             const rig::Mesh& mesh = rig.meshes[m];
-            const size_t vb = m_meshes[m].vertexBegin;
+            const size_t vb = pack.meshes[m].vertexBegin;
             const rig::Skin* skin = mesh.isSkinned() ? &rig.skins[size_t(mesh.skin)] : nullptr;
             const bool csr = skin && mesh.influenceOffsets.size() == mesh.vertexCount() + 1;
             for (size_t v = 0; v < mesh.vertexCount(); ++v) {
@@ -467,8 +401,143 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
             }
         }
         raw[N] = uint32_t(entry);
-        upload(m_rawInfluences, raw);
     }
+
+    {
+        // The viewport's draw input per vertex: UV0 as the file gives it (the procedural materials), the base colour
+        // texture's coordinate (UV0 with the image's first row at 0) and the base colour factor (RGBA8, alpha 0: none).
+        pack.draw.assign(std::max<size_t>(N, 1), DrawVertex{glm::vec2(0.0f), glm::vec2(0.0f), 0u});
+        for (size_t m = 0; m < meshCount; ++m) {
+            const rig::Mesh& mesh = rig.meshes[m];
+            uint32_t color = 0;
+            if (mesh.baseColor.w >= 0.0f) {
+                const glm::vec4 c = glm::clamp(mesh.baseColor, glm::vec4(0.0f), glm::vec4(1.0f));
+                color = uint32_t(std::lround(c.x * 255.0f)) | uint32_t(std::lround(c.y * 255.0f)) << 8 |
+                        uint32_t(std::lround(c.z * 255.0f)) << 16 | 255u << 24;
+            }
+            const bool hasUvs = mesh.uvs.size() == mesh.vertexCount();
+            const size_t vb = pack.meshes[m].vertexBegin;
+            for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+                const glm::vec2 uv = hasUvs ? mesh.uvs[v] : glm::vec2(0.0f);
+                pack.draw[vb + v] = DrawVertex{uv, mesh.uvOriginTopLeft ? uv : glm::vec2(uv.x, 1.0f - uv.y), color};
+            }
+        }
+    }
+    return pack;
+}
+
+bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, std::string* error)
+{
+    rig::Result<GpuRigPack> pack = packGpuRig(rig, runtime);
+    if (!pack) {
+        release();
+        if (error)
+            *error = pack.error();
+        return false;
+    }
+    return setRig(rig, runtime, std::make_shared<const GpuRigPack>(std::move(pack.value())), error);
+}
+
+bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, std::shared_ptr<const GpuRigPack> packed,
+                         std::string* error)
+{
+    release();
+    auto fail = [&](const std::string& message) {
+        release();
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (!m_rhi)
+        return fail("no QRhi");
+    if (!m_rhi->isFeatureSupported(QRhi::Compute))
+        return fail(std::string("the ") + m_rhi->backendName() + " backend has no compute shaders (needs Vulkan or OpenGL 4.3+ / ES 3.1)");
+    if (!packed || runtime.meshes.size() != rig.meshes.size() || packed->meshes.size() != rig.meshes.size())
+        return fail("the runtime data was built for another rig");
+    const GpuRigPack& pack = *packed;
+    const int k = pack.influences;
+    const size_t meshCount = rig.meshes.size();
+    m_meshes = pack.meshes;
+    m_paletteSources = pack.paletteSources;
+    m_vertexCount = pack.vertices;
+    m_triangleCount = pack.triangles;
+    m_groupCount = pack.groups;
+    m_morphTargetCount = pack.morphTargets;
+    const size_t N = pack.vertices, T = pack.triangles, G = pack.groups, P = m_paletteSources.size();
+    const size_t targets = pack.morphTargets;
+    const size_t adjGroupBase = 0, adjNormalOffsetBase = N, adjTangentOffsetBase = 2 * N + 1;
+    const size_t adjNormalListBase = 3 * N + 2, adjTangentListBase = adjNormalListBase + 3 * T;
+
+    int maxGroups = std::max(1, m_rhi->resourceLimit(QRhi::MaxThreadGroupsPerDimension));
+    if (m_dispatchLimit > 0)
+        maxGroups = std::min(maxGroups, m_dispatchLimit);
+    m_groupsX = int(std::min<size_t>(std::max<size_t>(G, 1), size_t(maxGroups)));
+    m_groupsY = int((std::max<size_t>(G, 1) + size_t(m_groupsX) - 1) / size_t(m_groupsX));
+    const size_t triangleGroups = groupsFor(T);
+    m_triangleGroupsX = int(std::min<size_t>(std::max<size_t>(triangleGroups, 1), size_t(maxGroups)));
+    m_triangleGroupsY = int((std::max<size_t>(triangleGroups, 1) + size_t(m_triangleGroupsX) - 1) / size_t(m_triangleGroupsX));
+    if (m_groupsY > maxGroups || m_triangleGroupsY > maxGroups || meshCount > size_t(maxGroups))
+        return fail("the rig is too large for one dispatch");
+
+    // --- GPU buffers --------------------------------------------------------------------------------------------
+    const QRhiBuffer::UsageFlags storage = QRhiBuffer::StorageBuffer;
+    const QRhiBuffer::UsageFlags output = QRhiBuffer::StorageBuffer | QRhiBuffer::VertexBuffer;
+    bool ok = true;
+    auto make = [&](QRhiBuffer*& b, QRhiBuffer::UsageFlags usage, size_t bytes, QRhiBuffer::Type type = QRhiBuffer::Static) {
+        b = m_rhi->newBuffer(type, usage, int(std::max<size_t>(bytes, 16)));
+        if (!b->create()) {
+            ok = false;
+            deleteResource(b);
+        }
+    };
+    make(m_paramsBuffer, QRhiBuffer::UniformBuffer, kParamCount * 4, QRhiBuffer::Dynamic);
+    make(m_layout, storage, pack.layout.size() * 4);
+    make(m_rest, storage, pack.rest.size() * 4);
+    make(m_uvs, storage, pack.uvs.size() * 4);
+    make(m_targets, storage, pack.targetInfo.size() * 4);
+    make(m_weights, storage, std::max<size_t>(targets, 1) * 4);
+    make(m_deltas, storage, pack.deltas.size() * 4);
+    make(m_paletteBuffer, storage, P * kJointFloats * 4);
+    make(m_influences, storage, pack.influenceWords.size() * 4);
+    make(m_gradients, storage, pack.gradients.size() * 4);
+    make(m_triangles, storage, pack.triangleWords.size() * 4);
+    make(m_adjacency, storage, pack.adjacency.size() * 4);
+    make(m_morphed, storage, 3 * N * 16);
+    make(m_faces, storage, 3 * T * 16);
+    make(m_partials, storage, 2 * G * 16);
+    make(m_positions, output, N * 16);
+    make(m_normals, output, N * 16);
+    make(m_tangents, output, N * 16);
+    make(m_refNormals, output, N * 16);
+    make(m_refTangents, output, N * 16);
+    make(m_errors, output, N * 16);
+    make(m_bindReference, storage, 2 * N * 16);
+    make(m_rawInfluences, storage, pack.raw.size() * 4);
+    make(m_flags, output, N * 4);
+    make(m_bounds, output, meshCount * 32);
+    make(m_indices, QRhiBuffer::IndexBuffer, pack.indices.size() * 4);
+    if (!ok)
+        return fail("creating the GPU buffers failed (" + std::to_string(N) + " vertices)");
+
+    QRhiResourceUpdateBatch* u = pendingBatch();
+    auto upload = [&](QRhiBuffer* b, const auto& data) {
+        const size_t bytes = data.size() * sizeof(data[0]);
+        if (bytes > 0)
+            u->uploadStaticBuffer(b, 0, int(bytes), data.data());
+        m_staticBytes += bytes;
+    };
+    upload(m_layout, pack.layout);
+    upload(m_rest, pack.rest);
+    upload(m_uvs, pack.uvs);
+    upload(m_targets, pack.targetInfo);
+    upload(m_deltas, pack.deltas);
+    upload(m_influences, pack.influenceWords);
+    upload(m_gradients, pack.gradients);
+    upload(m_triangles, pack.triangleWords);
+    upload(m_adjacency, pack.adjacency);
+    upload(m_indices, pack.indices);
+    upload(m_bindReference, pack.bind);
+    upload(m_rawInfluences, pack.raw);
 
     m_params.assign(kParamCount, 0u);
     m_params[ParamInfluences] = uint32_t(k);

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,7 @@
 #include "rig/deform/joint_frames.h"
 #include "rig/model/model.h"
 #include "rig/model/pose.h"
+#include "rig/model/result.h"
 #include "rig/deform/skinning.h"
 
 class QRhi;
@@ -67,6 +69,40 @@ struct GpuMeshRange {
     bool skinned = false;
 };
 
+/// The viewport's per-vertex mesh input: UV0 as the file gives it (the procedural materials), the base colour
+/// texture's coordinate (UV0 with the image's first row at v = 0) and the mesh's base colour factor (RGBA8; alpha 0:
+/// the file gives none).
+struct DrawVertex {
+    glm::vec2 uv;
+    glm::vec2 texUv;
+    uint32_t color;
+};
+static_assert(sizeof(DrawVertex) == 20, "the mesh pipeline's vertex input layout");
+
+/// Everything the GPU path needs of one rig that does not depend on a device: the deformer's static arrays and the
+/// viewport's draw input, from the rig and its runtime data alone (packGpuRig). The loader thread builds it with the
+/// rig's other derived data (app::LoadedRig), so that taking a rig on the GUI thread costs buffer creation and their
+/// uploads only, no loop over the vertices.
+struct GpuRigPack {
+    struct PaletteSource {
+        int skin = -1;  ///< skin whose joint `joint` this entry is, or -1
+        int joint = -1; ///< == skin joint count: the identity entry
+        int node = -1;  ///< unskinned mesh: the node whose world matrix this is (-1: identity)
+    };
+    int influences = 4; ///< K
+    size_t vertices = 0, triangles = 0, groups = 0, morphTargets = 0;
+    std::vector<GpuMeshRange> meshes;
+    std::vector<PaletteSource> paletteSources; ///< the global palette
+    // The storage buffers' contents, as deform_*.comp read them.
+    std::vector<uint32_t> layout, targetInfo, influenceWords, gradients, triangleWords, indices, adjacency, raw;
+    std::vector<float> rest, uvs, deltas, bind;
+    std::vector<DrawVertex> draw; ///< one per global vertex (at least one)
+};
+
+/// Packs `rig` with its runtime data (rig::buildRuntime) for the GPU path; thread-safe, allocates and loops over the
+/// vertices (that is its point: off the GUI thread). Fails with a message when the data is inconsistent.
+rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& runtime);
+
 class GpuDeformer {
 public:
     static constexpr int kGroupSize = 128; ///< local_size_x of every compute shader in shaders/deform_*.comp
@@ -83,6 +119,10 @@ public:
     /// rig's default morph weights). Returns false with a message when the data is inconsistent or a GPU resource
     /// cannot be created; the deformer is then empty (record() does nothing).
     bool setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, std::string* error = nullptr);
+    /// The same with the rig already packed (packGpuRig, typically on another thread): creates the buffers and queues
+    /// their uploads, nothing per vertex.
+    bool setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, std::shared_ptr<const GpuRigPack> pack,
+                std::string* error = nullptr);
     /// Palettes (rig::evaluateWorld/evaluatePalettes + rig::buildJointFrames, on the CPU) and morph weights.
     void setPose(const rig::ResolvedPose& pose);
     void setMethod(rig::Method method);
@@ -142,11 +182,7 @@ private:
         DirtyErrors = 16,
         DirtyAll = 31,
     };
-    struct PaletteSource {
-        int skin = -1;  ///< skin whose joint `joint` this entry is, or -1
-        int joint = -1; ///< == skin joint count: the identity entry
-        int node = -1;  ///< unskinned mesh: the node whose world matrix this is (-1: identity)
-    };
+    using PaletteSource = GpuRigPack::PaletteSource;
 
     void release();
     QRhiResourceUpdateBatch* pendingBatch();

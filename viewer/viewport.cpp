@@ -193,10 +193,12 @@ QString Viewport::backendName() const
 
 bool Viewport::isReady() const { return m_res->rhi && m_res->swapChain; }
 
-void Viewport::setRig(std::shared_ptr<const rig::Rig> rig, std::shared_ptr<const rig::RigRuntime> runtime)
+void Viewport::setRig(std::shared_ptr<const rig::Rig> rig, std::shared_ptr<const rig::RigRuntime> runtime,
+                      std::shared_ptr<const GpuRigPack> pack)
 {
     m_rig = std::move(rig);
     m_runtime = std::move(runtime);
+    m_pack = std::move(pack);
     ++m_rigGeneration;
     m_selected = -1;
     m_selectedJoint = -1;
@@ -603,7 +605,14 @@ void Viewport::render()
 
     if (m_rigDirty && m_rig && m_runtime) {
         std::string err;
-        if (!r.deformer->setRig(*m_rig, *m_runtime, &err))
+        if (!m_pack) { // no pack from the loader: pack here (a loop over the vertices on this thread)
+            rig::Result<GpuRigPack> packed = packGpuRig(*m_rig, *m_runtime);
+            if (packed)
+                m_pack = std::make_shared<const GpuRigPack>(std::move(packed.value()));
+            else
+                err = packed.error();
+        }
+        if (!m_pack || !r.deformer->setRig(*m_rig, *m_runtime, m_pack, &err))
             qWarning("rigscope: the GPU deformer could not take the rig: %s", err.c_str());
         r.bindingsStale = true;
     }
@@ -637,36 +646,18 @@ void Viewport::render()
         r.deformer->record(cb); // compute passes, outside the render pass
 
     // Static draw data of a new rig: UVs as vertex input, segment buffers for bones and the bounding box.
-    if (ready && (m_rigDirty || r.bindingsStale)) {
-        // Per vertex: UV0 as the file gives it (the procedural materials), the base colour texture's coordinate (UV0
-        // with the image's first row at 0) and the mesh's base colour factor (RGBA8; alpha 0 = the file gives none).
-        struct VertexIn {
-            glm::vec2 uv;
-            glm::vec2 texUv;
-            uint32_t color;
-        };
-        const size_t n = r.deformer->vertexCount();
-        std::vector<VertexIn> vin(std::max<size_t>(n, 1), VertexIn{glm::vec2(0.0f), glm::vec2(0.0f), 0u});
-        size_t base = 0;
-        for (const rig::Mesh& m : m_rig->meshes) {
-            uint32_t color = 0;
-            if (m.baseColor.w >= 0.0f) {
-                const glm::vec4 c = glm::clamp(m.baseColor, glm::vec4(0.0f), glm::vec4(1.0f));
-                color = uint32_t(std::lround(c.x * 255.0f)) | uint32_t(std::lround(c.y * 255.0f)) << 8 |
-                        uint32_t(std::lround(c.z * 255.0f)) << 16 | 255u << 24;
-            }
-            const bool uvs = m.uvs.size() == m.vertexCount();
-            for (size_t v = 0; v < m.vertexCount() && base + v < vin.size(); ++v) {
-                const glm::vec2 uv = uvs ? m.uvs[v] : glm::vec2(0.0f);
-                vin[base + v] = VertexIn{uv, m.uvOriginTopLeft ? uv : glm::vec2(uv.x, 1.0f - uv.y), color};
-            }
-            base += m.vertexCount();
-        }
-        if (r.texturesGeneration != m_rigGeneration)
-            uploadTextures(u);
-        r.uvs.reset(r.rhi->newBuffer(QRhiBuffer::Immutable, QRhiBuffer::VertexBuffer, int(vin.size() * sizeof(VertexIn))));
+    if (ready && (m_rigDirty || !r.uvs)) {
+        // Per vertex: the pack's draw input (UV0, the base colour texture's coordinate, the base colour factor),
+        // uploaded once per rig (or device).
+        const std::vector<DrawVertex>& vin = m_pack->draw;
+        r.uvs.reset(r.rhi->newBuffer(QRhiBuffer::Immutable, QRhiBuffer::VertexBuffer, int(vin.size() * sizeof(DrawVertex))));
         r.uvs->create();
         u->uploadStaticBuffer(r.uvs.get(), vin.data());
+    }
+    if (ready && r.texturesGeneration != m_rigGeneration)
+        uploadTextures(u);
+    if (ready && (m_rigDirty || r.bindingsStale)) {
+        const size_t n = r.deformer->vertexCount();
         r.vertexCount = int(n);
         r.indexCount = int(r.deformer->triangleCount() * 3);
         r.segCapacity = int(2 * m_rig->skeleton.nodes.size() + 3 * kRingSegments);
@@ -791,10 +782,10 @@ void Viewport::render()
             r.meshPipeline->setShaderStages({{QRhiShaderStage::Vertex, loadShader(QStringLiteral("mesh.vert"))},
                                              {QRhiShaderStage::Fragment, loadShader(QStringLiteral("mesh.frag"))}});
             QRhiVertexInputLayout layout;
-            layout.setBindings({{2 * sizeof(glm::vec2) + sizeof(uint32_t)}});
+            layout.setBindings({{sizeof(DrawVertex)}});
             layout.setAttributes({{0, 0, QRhiVertexInputAttribute::Float2, 0},
-                                  {0, 1, QRhiVertexInputAttribute::UNormByte4, 2 * sizeof(glm::vec2)},
-                                  {0, 2, QRhiVertexInputAttribute::Float2, sizeof(glm::vec2)}});
+                                  {0, 1, QRhiVertexInputAttribute::UNormByte4, offsetof(DrawVertex, color)},
+                                  {0, 2, QRhiVertexInputAttribute::Float2, offsetof(DrawVertex, texUv)}});
             r.meshPipeline->setVertexInputLayout(layout);
             r.meshPipeline->setShaderResourceBindings(r.meshSrb.get());
             r.meshPipeline->setRenderPassDescriptor(r.renderPass.get());

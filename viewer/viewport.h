@@ -24,6 +24,8 @@ class QOffscreenSurface;
 
 namespace viewer {
 
+struct GpuRigPack;
+
 class Viewport : public QWindow {
     Q_OBJECT
 public:
@@ -33,7 +35,10 @@ public:
     explicit Viewport(Api preferred);
     ~Viewport() override;
 
-    void setRig(std::shared_ptr<const rig::Rig> rig, std::shared_ptr<const rig::RigRuntime> runtime);
+    /// The rig to show, its runtime data and their GPU pack (packGpuRig, built off the GUI thread; null: packed here,
+    /// at the first frame, which loops over the vertices on this thread).
+    void setRig(std::shared_ptr<const rig::Rig> rig, std::shared_ptr<const rig::RigRuntime> runtime,
+                std::shared_ptr<const GpuRigPack> pack = nullptr);
     void setPose(const rig::ResolvedPose& pose);
     void setSettings(const ViewSettings& settings);
     void setSelectedVertex(int globalVertex);
@@ -120,6 +125,7 @@ private:
 
     std::shared_ptr<const rig::Rig> m_rig;
     std::shared_ptr<const rig::RigRuntime> m_runtime;
+    std::shared_ptr<const GpuRigPack> m_pack;
     rig::ResolvedPose m_pose;
     ViewSettings m_settings;
     int m_selected = -1;
