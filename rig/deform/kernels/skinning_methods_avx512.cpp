@@ -370,18 +370,30 @@ RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], con
         // J = A + Σ_g (M_g p) ∇w_gᵀ: column c of J is A's plus B_c p, with B_c = Σ_g ∇w_g[c] M_g blended per vertex
         // like a palette matrix (three FMAs per gradient term, no reduction inside the loop); the four vertices' B_c
         // are then transposed and applied to p as the blended matrices are.
+        // The four vertices' terms interleaved, term k of each per step (twelve independent FMA chains instead of
+        // three, and one loop whose length is the group's longest list instead of four data-dependent ones); past
+        // a vertex's last term its accumulators are left as they are (masked FMAs: palette entry 0 is read, and
+        // whatever it holds adds nothing).
         __m512 b[3][4];
+        uint32_t begin[4], count[4], longest = 0;
         for (int q = 0; q < 4; ++q) {
             b[0][q] = b[1][q] = b[2][q] = zero;
-            const size_t vq = v + size_t(q);
-            for (uint32_t g = c.gradOffsets[vq]; g < c.gradOffsets[vq + 1]; ++g) {
-                const __m512 m = _mm512_load_ps(c.pal[c.gradJoints[g]].m);
-                const float* gr = c.gradients + 3 * size_t(g);
-                b[0][q] = _mm512_fmadd_ps(m, _mm512_set1_ps(gr[0]), b[0][q]);
-                b[1][q] = _mm512_fmadd_ps(m, _mm512_set1_ps(gr[1]), b[1][q]);
-                b[2][q] = _mm512_fmadd_ps(m, _mm512_set1_ps(gr[2]), b[2][q]);
-            }
+            begin[q] = c.gradOffsets[v + size_t(q)];
+            count[q] = c.gradOffsets[v + size_t(q) + 1] - begin[q];
+            longest = std::max(longest, count[q]);
         }
+        static constexpr float kNoGradient[3] = {0.0f, 0.0f, 0.0f};
+        for (uint32_t t = 0; t < longest; ++t)
+            for (int q = 0; q < 4; ++q) {
+                const bool has = t < count[q];
+                const __mmask16 on = has ? 0xFFFF : 0;
+                const uint32_t g = begin[q] + (has ? t : 0);
+                const __m512 m = _mm512_load_ps(c.pal[has ? c.gradJoints[g] : 0].m);
+                const float* gr = has ? c.gradients + 3 * size_t(g) : kNoGradient;
+                b[0][q] = _mm512_mask3_fmadd_ps(m, _mm512_set1_ps(gr[0]), b[0][q], on);
+                b[1][q] = _mm512_mask3_fmadd_ps(m, _mm512_set1_ps(gr[1]), b[1][q], on);
+                b[2][q] = _mm512_mask3_fmadd_ps(m, _mm512_set1_ps(gr[2]), b[2][q], on);
+            }
         const Columns a = blendGroup<K>(c.pal, j, w);
         const Spread<G> p(k, ip); // loaded even when positions are not written: J needs them
         Columns J = a;
