@@ -114,7 +114,7 @@ RS_INLINE void blendPairs2(const PaletteMatrix* pal, const PaletteMatrix* other,
 /// Cofactor, inverse-transpose and blend-inverse-transpose two vertices at a time from `first`; returns where it
 /// stopped (an odd last vertex is left to the one-vertex loop).
 template <Method M, int K>
-size_t runPairs(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, const Writer& out, size_t first,
+__attribute__((noinline)) size_t runPairs(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, const Writer& out, size_t first,
                 size_t last)
 {
     const uint16_t* joints = job.joints.data();
@@ -136,8 +136,11 @@ size_t runPairs(const SkinJob& job, const PaletteMatrix* pal, const MethodTables
         __m256 pos = zero, tan = zero, nrm;
         if (out.p)
             pos = a.point(pair3(inP + 3 * v));
-        if (out.t)
-            tan = a.dir(_mm256_and_ps(_mm256_loadu_ps(out.inT + 4 * v), keep3)); // normalised with the normal below
+        __m256 tRaw = zero;
+        if (out.t) {
+            tRaw = _mm256_loadu_ps(out.inT + 4 * v);
+            tan = a.dir(_mm256_and_ps(tRaw, keep3)); // normalised with the normal below
+        }
         uint8_t fa = SkinFlagNone, fb = SkinFlagNone;
         const __m256 nx = _mm256_shuffle_ps(n0, n0, 0x00), ny = _mm256_shuffle_ps(n0, n0, 0x55), nz = _mm256_shuffle_ps(n0, n0, 0xAA);
         if constexpr (M == Method::Cofactor) {
@@ -176,6 +179,22 @@ size_t runPairs(const SkinJob& job, const PaletteMatrix* pal, const MethodTables
                 nrm = _mm256_blend_ps(nrm, zero, 0xF0);
             fa = sa ? SkinFlagSingular : SkinFlagNone;
             fb = sb ? SkinFlagSingular : SkinFlagNone;
+        }
+        if (v + 3 <= last) {
+            // The pair's six floats with one 8-float store (the two spare floats land on the next vertex, inside the
+            // range and written after), its two tangents with one, w copied from the input.
+            const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);
+            if (out.p)
+                _mm256_storeu_ps(out.p + 3 * v, _mm256_permutevar8x32_ps(pos, pack));
+            if (out.n)
+                _mm256_storeu_ps(out.n + 3 * v, _mm256_permutevar8x32_ps(nrm, pack));
+            if (out.t)
+                _mm256_storeu_ps(out.t + 4 * v, _mm256_blend_ps(tan, tRaw, 0x88));
+            if (out.flags) {
+                out.flags[v] = fa;
+                out.flags[v + 1] = fb;
+            }
+            continue;
         }
         out.write(v, _mm256_castps256_ps128(pos), _mm256_castps256_ps128(nrm), _mm256_castps256_ps128(tan), fa);
         out.write(v + 1, _mm256_extractf128_ps(pos, 1), _mm256_extractf128_ps(nrm, 1), _mm256_extractf128_ps(tan, 1), fb);
@@ -307,7 +326,7 @@ inline constexpr int kLaneOfVertex[8] = {0, 4, 1, 5, 2, 6, 3, 7};
 /// (the rest is left to runPairs and the one-vertex loop). Measured against the pair kernel on the other methods: no
 /// faster for cofactor (both are bound by the blend), slower for blend-inverse-transpose (a second blend to transpose).
 template <int K>
-size_t inverseTransposeBlocks8(const SkinJob& job, const PaletteMatrix* pal, const Writer& out, size_t first, size_t last)
+__attribute__((noinline)) size_t inverseTransposeBlocks8(const SkinJob& job, const PaletteMatrix* pal, const Writer& out, size_t first, size_t last)
 {
     const uint16_t* joints = job.joints.data();
     const float* weights = job.weights.data();
@@ -479,6 +498,20 @@ RS_INLINE bool dqBlock8(const float* inP, const float* inN, const MethodTables& 
     return true;
 }
 
+/// Positions alone (ozz's positions-only job): in a function of its own, so that the register allocation of the
+/// other methods' blocks in run() cannot touch this short loop (it did: 500 -> 400 M vertices/s when the dual
+/// quaternion block was added there).
+template <int K>
+__attribute__((noinline)) void positionsAlone(const PaletteMatrix* pal, const uint16_t* joints, const float* weights,
+                                              const float* inP, const Writer& out, size_t first, size_t last)
+{
+    const Writer w = out; // a local copy: its fields stay in registers
+    for (size_t v = first; v < last; ++v)
+        w.store3(w.p, v, blend<K>(pal, joints + K * v, weights + K * v).point(inP + 3 * v));
+    if (out.flags)
+        std::memset(out.flags + first, SkinFlagNone, last - first);
+}
+
 template <int K>
 void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first, size_t last)
 {
@@ -497,10 +530,7 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
     switch (job.method) {
     case Method::PositionsOnly:
         if (!out.n && !out.t) { // positions alone: nothing else changes
-            for (size_t v = first; v < last; ++v)
-                out.store3(out.p, v, blend<K>(pal, joints + K * v, weights + K * v).point(inP + 3 * v));
-            if (out.flags)
-                std::memset(out.flags + first, SkinFlagNone, last - first);
+            positionsAlone<K>(pal, joints, weights, inP, out, first, last);
             break;
         }
         for (size_t v = first; v < last; ++v) {
