@@ -427,6 +427,8 @@ int runBench(int argc, char** argv)
             job.run();
             const std::vector<glm::vec3> skinned = outP;
             std::vector<rig::ReferenceKernel> kernels{rig::bestReferenceKernel()};
+            if (kernels.front() == rig::ReferenceKernel::Avx512)
+                kernels.push_back(rig::ReferenceKernel::Avx2); // what AVX2-only machines run
             if (kernels.front() != rig::ReferenceKernel::Scalar)
                 kernels.push_back(rig::ReferenceKernel::Scalar);
             for (rig::ReferenceKernel k : kernels) {

@@ -253,11 +253,16 @@ ReferenceTopology meshTopologyWithGroups(std::span<const uint32_t> indices, std:
 
 ReferenceKernel bestReferenceKernel()
 {
-    static const ReferenceKernel best = cpuHasAvx512() ? ReferenceKernel::Avx512 : ReferenceKernel::Scalar;
+    static const ReferenceKernel best = cpuHasAvx512() ? ReferenceKernel::Avx512
+                                        : cpuHasAvx2()  ? ReferenceKernel::Avx2
+                                                        : ReferenceKernel::Scalar;
     return best;
 }
 
-const char* referenceKernelName(ReferenceKernel k) { return k == ReferenceKernel::Avx512 ? "AVX-512" : "scalar"; }
+const char* referenceKernelName(ReferenceKernel k)
+{
+    return k == ReferenceKernel::Avx512 ? "AVX-512" : k == ReferenceKernel::Avx2 ? "AVX2" : "scalar";
+}
 
 void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<const glm::vec3> positions,
                   std::span<const glm::vec2> uvs, std::span<const uint32_t> indices, ReferenceScratch& scratch)
@@ -276,10 +281,14 @@ void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<cons
     a.uvs = uvs.empty() ? nullptr : uvs.data();
     a.indices = indices.data();
     a.out = scratch.faces.data() + tb;
-    const bool avx512 = scratch.kernel == ReferenceKernel::Avx512;
-    parallelFor(triangles, kTriangleGrain, 0, [&a, avx512](size_t first, size_t last) {
-        if (avx512) {
+    const ReferenceKernel kernel = scratch.kernel;
+    parallelFor(triangles, kTriangleGrain, 0, [&a, kernel](size_t first, size_t last) {
+        if (kernel == ReferenceKernel::Avx512) {
             detail::faceTermsAvx512(a, first, last);
+            return;
+        }
+        if (kernel == ReferenceKernel::Avx2) {
+            detail::faceTermsAvx2(a, first, last);
             return;
         }
         for (size_t t = first; t < last; ++t)
@@ -307,10 +316,14 @@ void gatherFrames(const ReferenceTopology& topology, size_t mesh, bool hasUvs, c
     a.tangents = outTangents.empty() ? nullptr : &outTangents.data()->x;
     a.withTangents = a.tangents && hasUvs;
     a.vertexBegin = uint32_t(vb);
-    const bool avx512 = scratch.kernel == ReferenceKernel::Avx512;
-    parallelFor(n, kVertexGrain, 0, [&a, avx512](size_t first, size_t last) {
-        if (avx512) {
+    const ReferenceKernel kernel = scratch.kernel;
+    parallelFor(n, kVertexGrain, 0, [&a, kernel](size_t first, size_t last) {
+        if (kernel == ReferenceKernel::Avx512) {
             detail::gatherFramesAvx512(a, first, last);
+            return;
+        }
+        if (kernel == ReferenceKernel::Avx2) {
+            detail::gatherFramesAvx2(a, first, last);
             return;
         }
         for (size_t v = first; v < last; ++v)

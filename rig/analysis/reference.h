@@ -86,9 +86,8 @@ struct FaceTerms {
     glm::vec3 bitangent;
 };
 
-/// The face pass and gather kernels: AVX-512 where the processor has it (bit-identical to the scalar ones), else
-/// scalar.
-enum class ReferenceKernel : uint8_t { Scalar, Avx512 };
+/// The face pass and gather kernels: AVX-512 where the processor has it, else AVX2, else scalar; all bit-identical.
+enum class ReferenceKernel : uint8_t { Scalar, Avx2, Avx512 };
 /// The best this processor runs (chosen once).
 ReferenceKernel bestReferenceKernel();
 const char* referenceKernelName(ReferenceKernel k);

@@ -138,6 +138,10 @@ inline void gatherVertex(const GatherArgs& a, size_t v)
 /// bit-identical to faceTerms. Call only when cpuHasAvx512().
 void faceTermsAvx512(const FaceArgs& a, size_t first, size_t last);
 
+/// The same with AVX2, eight at a time (reference_avx2.cpp). Call only when cpuHasAvx2().
+void faceTermsAvx2(const FaceArgs& a, size_t first, size_t last);
+void gatherFramesAvx2(const GatherArgs& a, size_t first, size_t last);
+
 /// Vertices [first, last) with AVX-512: the sums of each vertex with 128-bit adds, then every vertex's normalisations
 /// sixteen at a time; bit-identical to gatherVertex (no FMA, the same operations in the same order).
 /// Call only when cpuHasAvx512().

@@ -1,0 +1,223 @@
+// The reference's face pass and gather with AVX2 (reference_kernels.h): reference_avx512.cpp's split at eight elements
+// a block, for the machines without AVX-512. Per element, the indexed part with 128-bit loads and adds (the scalar
+// operations, component by component, in the same order); the dependent rest eight at a time; between them the
+// in-lane 4 x 4 transpose of element pairs (avx2::transpose4: lane 4L + j <-> element 2j + L). Built with
+// -ffp-contract=off: bit-identical to the scalar kernels.
+#include <immintrin.h>
+
+#include <limits>
+
+#include "rig/analysis/reference_kernels.h"
+#include "rig/deform/kernels/avx2_math.h"
+
+namespace rig::detail {
+
+namespace {
+
+using avx2::load3;
+using avx2::transpose4;
+
+constexpr int kBlock = 8;
+
+/// glm's dot of a vec3: (x x' + y y') + z z'.
+inline __m256 dot3(__m256 ax, __m256 ay, __m256 az, __m256 bx, __m256 by, __m256 bz)
+{
+    return _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ax, bx), _mm256_mul_ps(ay, by)), _mm256_mul_ps(az, bz));
+}
+
+inline __m256 absolute(__m256 x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
+
+/// All ones where |x| is finite.
+inline __m256 finite(__m256 x)
+{
+    return _mm256_cmp_ps(absolute(x), _mm256_set1_ps(std::numeric_limits<float>::infinity()), _CMP_LT_OQ);
+}
+
+/// safeNormalize: v (1 / sqrt(|v|²)), zero where |v|² < kZeroLength2 or is not finite.
+inline void normalize3(__m256& x, __m256& y, __m256& z)
+{
+    const __m256 len2 = dot3(x, y, z, x, y, z);
+    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ), finite(len2));
+    const __m256 r = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2));
+    x = _mm256_and_ps(_mm256_mul_ps(x, r), ok);
+    y = _mm256_and_ps(_mm256_mul_ps(y, r), ok);
+    z = _mm256_and_ps(_mm256_mul_ps(z, r), ok);
+}
+
+/// isDefined: |v|² > 0.25 and finite (all ones where so).
+inline __m256 defined3(__m256 x, __m256 y, __m256 z)
+{
+    const __m256 len2 = dot3(x, y, z, x, y, z);
+    return _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(0.25f), _CMP_GT_OQ), finite(len2));
+}
+
+inline __m256 pair(__m128 a, __m128 b) { return _mm256_insertf128_ps(_mm256_castps128_ps256(a), b, 1); }
+
+inline void columns(const __m128 (&rows)[kBlock], __m256& x, __m256& y, __m256& z, __m256& w)
+{
+    transpose4(pair(rows[0], rows[1]), pair(rows[2], rows[3]), pair(rows[4], rows[5]), pair(rows[6], rows[7]), x, y, z, w);
+}
+
+/// Back to one 128-bit row per element.
+inline void rows(__m256 x, __m256 y, __m256 z, __m256 w, __m128 (&out)[kBlock])
+{
+    __m256 r[4];
+    transpose4(x, y, z, w, r[0], r[1], r[2], r[3]);
+    for (int j = 0; j < 4; ++j) {
+        out[2 * j] = _mm256_castps256_ps128(r[j]);
+        out[2 * j + 1] = _mm256_extractf128_ps(r[j], 1);
+    }
+}
+
+/// One vertex's sums as three 128-bit vectors (as reference_avx512.cpp's).
+inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __m128& b)
+{
+    const uint32_t rep = a.group[v];
+    const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
+    n = t = b = _mm_setzero_ps();
+    const float* faces = &a.faces->normal.x;
+    constexpr size_t kStride = sizeof(FaceTerms) / sizeof(float);
+    if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
+        for (uint32_t i = gb; i < ge; ++i) {
+            const float* f = faces + kStride * a.gTri[i];
+            n = _mm_add_ps(n, _mm_loadu_ps(f));
+            t = _mm_add_ps(t, _mm_loadu_ps(f + 3));
+            b = _mm_add_ps(b, _mm_loadu_ps(f + 6));
+        }
+        return;
+    }
+    for (uint32_t i = gb; i < ge; ++i)
+        n = _mm_add_ps(n, _mm_loadu_ps(faces + kStride * a.gTri[i]));
+    if (a.withTangents)
+        for (uint32_t i = a.vOff[v]; i < a.vOff[v + 1]; ++i) {
+            const float* f = faces + kStride * a.vTri[i];
+            t = _mm_add_ps(t, _mm_loadu_ps(f + 3));
+            b = _mm_add_ps(b, _mm_loadu_ps(f + 6));
+        }
+}
+
+} // namespace
+
+void faceTermsAvx2(const FaceArgs& a, size_t first, size_t last)
+{
+    const __m128i three = _mm_setr_epi32(-1, -1, -1, 0);
+    const float* p = &a.positions->x;
+    const double* uv = reinterpret_cast<const double*>(a.uvs);
+    const __m256 zero = _mm256_setzero_ps();
+    size_t t = first;
+    for (; t + kBlock <= last; t += kBlock) {
+        __m128 e1Rows[kBlock], e2Rows[kBlock], dRows[kBlock];
+        for (int j = 0; j < kBlock; ++j) {
+            const uint32_t* idx = a.indices + 3 * (t + size_t(j));
+            const __m128 p0 = load3(p + 3 * size_t(idx[0])); // three floats: no read past the last vertex
+            e1Rows[j] = _mm_sub_ps(load3(p + 3 * size_t(idx[1])), p0);
+            e2Rows[j] = _mm_sub_ps(load3(p + 3 * size_t(idx[2])), p0);
+            dRows[j] = _mm_setzero_ps();
+            if (uv) {
+                const __m128 u0 = _mm_castpd_ps(_mm_load_sd(uv + idx[0]));
+                const __m128 d1 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[1])), u0);
+                const __m128 d2 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[2])), u0);
+                dRows[j] = _mm_movelh_ps(d1, d2);
+            }
+        }
+        __m256 e1x, e1y, e1z, e2x, e2y, e2z, unused;
+        columns(e1Rows, e1x, e1y, e1z, unused);
+        columns(e2Rows, e2x, e2y, e2z, unused);
+        // glm::cross(e1, e2) and its squared length.
+        const __m256 cx = _mm256_sub_ps(_mm256_mul_ps(e1y, e2z), _mm256_mul_ps(e2y, e1z));
+        const __m256 cy = _mm256_sub_ps(_mm256_mul_ps(e1z, e2x), _mm256_mul_ps(e2z, e1x));
+        const __m256 cz = _mm256_sub_ps(_mm256_mul_ps(e1x, e2y), _mm256_mul_ps(e2x, e1y));
+        const __m256 area2 = dot3(cx, cy, cz, cx, cy, cz);
+        const __m256 valid = _mm256_and_ps(_mm256_cmp_ps(area2, zero, _CMP_GT_OQ), finite(area2));
+        __m128 nRows[kBlock], tRows[kBlock], bRows[kBlock];
+        rows(_mm256_and_ps(cx, valid), _mm256_and_ps(cy, valid), _mm256_and_ps(cz, valid), zero, nRows);
+        __m256 tb[6] = {zero, zero, zero, zero, zero, zero};
+        if (uv) {
+            __m256 d1x, d1y, d2x, d2y;
+            columns(dRows, d1x, d1y, d2x, d2y);
+            const __m256 det = _mm256_sub_ps(_mm256_mul_ps(d1x, d2y), _mm256_mul_ps(d2x, d1y));
+            const __m256 uvOk = _mm256_and_ps(
+                _mm256_and_ps(valid, _mm256_cmp_ps(absolute(det), _mm256_set1_ps(kMinUvDet), _CMP_GT_OQ)), finite(det));
+            const __m256 w = _mm256_div_ps(_mm256_sqrt_ps(area2), det);
+            // (e1 d2.y - e2 d1.y) w and (e2 d1.x - e1 d2.x) w, per component.
+            const __m256 e1[3] = {e1x, e1y, e1z}, e2[3] = {e2x, e2y, e2z};
+            for (int c = 0; c < 3; ++c) {
+                tb[c] = _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(e1[c], d2y), _mm256_mul_ps(e2[c], d1y)), w);
+                tb[3 + c] = _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(e2[c], d1x), _mm256_mul_ps(e1[c], d2x)), w);
+            }
+            __m256 sum = _mm256_add_ps(tb[0], tb[1]);
+            for (int c = 2; c < 6; ++c)
+                sum = _mm256_add_ps(sum, tb[c]);
+            const __m256 keep = _mm256_and_ps(uvOk, finite(sum));
+            for (__m256& x : tb)
+                x = _mm256_and_ps(x, keep);
+        }
+        rows(tb[0], tb[1], tb[2], zero, tRows);
+        rows(tb[3], tb[4], tb[5], zero, bRows);
+        // Each record n t b (9 floats): the first two stores spill one float into the next field, which the next
+        // store overwrites; the last writes three floats only (the next record may be another thread's).
+        float* o = &a.out[t].normal.x;
+        for (int j = 0; j < kBlock; ++j, o += 9) {
+            _mm_storeu_ps(o, nRows[j]);
+            _mm_storeu_ps(o + 3, tRows[j]);
+            _mm_maskstore_ps(o + 6, three, bRows[j]);
+        }
+    }
+    for (; t < last; ++t)
+        faceTerms(a, t);
+}
+
+void gatherFramesAvx2(const GatherArgs& a, size_t first, size_t last)
+{
+    const __m128i three = _mm_setr_epi32(-1, -1, -1, 0);
+    const __m256 zero = _mm256_setzero_ps();
+    size_t v = first;
+    for (; v + kBlock <= last; v += kBlock) {
+        __m128 nRows[kBlock], tRows[kBlock], bRows[kBlock];
+        for (int j = 0; j < kBlock; ++j)
+            sumVertex128(a, v + size_t(j), nRows[j], tRows[j], bRows[j]);
+        __m256 nx, ny, nz, unused;
+        columns(nRows, nx, ny, nz, unused);
+        normalize3(nx, ny, nz);
+        __m128 out[kBlock];
+        rows(nx, ny, nz, zero, out);
+        float* on = a.normals + 3 * v;
+        for (int j = 0; j < kBlock; ++j) // three floats each: the next vertex may be another thread's
+            _mm_maskstore_ps(on + 3 * j, three, out[j]);
+        if (!a.tangents)
+            continue;
+        __m256 tx = zero, ty = zero, tz = zero, hand = zero;
+        if (a.withTangents) {
+            const __m256 nOk = defined3(nx, ny, nz);
+            __m256 sx, sy, sz, bx, by, bz;
+            columns(tRows, sx, sy, sz, unused);
+            columns(bRows, bx, by, bz, unused);
+            const __m256 d = dot3(nx, ny, nz, sx, sy, sz);
+            tx = _mm256_sub_ps(sx, _mm256_mul_ps(nx, d));
+            ty = _mm256_sub_ps(sy, _mm256_mul_ps(ny, d));
+            tz = _mm256_sub_ps(sz, _mm256_mul_ps(nz, d));
+            normalize3(tx, ty, tz);
+            // glm::cross(n, t) dotted with the bitangent sum.
+            const __m256 cx = _mm256_sub_ps(_mm256_mul_ps(ny, tz), _mm256_mul_ps(ty, nz));
+            const __m256 cy = _mm256_sub_ps(_mm256_mul_ps(nz, tx), _mm256_mul_ps(tz, nx));
+            const __m256 cz = _mm256_sub_ps(_mm256_mul_ps(nx, ty), _mm256_mul_ps(tx, ny));
+            const __m256 side = dot3(cx, cy, cz, bx, by, bz);
+            const __m256 keep = _mm256_and_ps(nOk, defined3(tx, ty, tz));
+            hand = _mm256_blendv_ps(_mm256_set1_ps(1.0f), _mm256_set1_ps(-1.0f), _mm256_cmp_ps(side, zero, _CMP_LT_OQ));
+            tx = _mm256_and_ps(tx, keep);
+            ty = _mm256_and_ps(ty, keep);
+            tz = _mm256_and_ps(tz, keep);
+            hand = _mm256_and_ps(hand, keep);
+        }
+        // Tangents are rows of four already: each pair of vertices one 8-float store.
+        __m256 r[4];
+        transpose4(tx, ty, tz, hand, r[0], r[1], r[2], r[3]);
+        float* ot = a.tangents + 4 * v;
+        for (int j = 0; j < 4; ++j)
+            _mm256_storeu_ps(ot + 8 * j, r[j]);
+    }
+    for (; v < last; ++v)
+        gatherVertex(a, v);
+}
+
+} // namespace rig::detail
