@@ -151,6 +151,28 @@ public:
     }
 };
 
+/// A document with one quad in z = 0 (x, y in [-1, 1], normals +z) whose UV0 puts (0, 0) at its top-left corner
+/// (glTF's convention: the image's first row at y = 1), drawn with material 0 = `material`; the caller adds images
+/// and textures.
+inline QJsonObject texturedQuad(Builder& b, const QJsonObject& material)
+{
+    const int pos = b.floats({-1, 1, 0, 1, 1, 0, 1, -1, 0, -1, -1, 0}, "VEC3", true);
+    const int nrm = b.floats({0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1}, "VEC3");
+    const int uv = b.floats({0, 0, 1, 0, 1, 1, 0, 1}, "VEC2");
+    const int idx = b.u16({0, 2, 1, 0, 3, 2}, "SCALAR");
+    QJsonObject root;
+    root["scene"] = 0;
+    root["scenes"] = QJsonArray{QJsonObject{{"nodes", QJsonArray{0}}}};
+    root["nodes"] = QJsonArray{QJsonObject{{"name", "quad"}, {"mesh", 0}}};
+    root["meshes"] = QJsonArray{QJsonObject{
+        {"name", "quad"},
+        {"primitives", QJsonArray{QJsonObject{{"attributes", QJsonObject{{"POSITION", pos}, {"NORMAL", nrm}, {"TEXCOORD_0", uv}}},
+                                              {"indices", idx},
+                                              {"material", 0}}}}}};
+    root["materials"] = QJsonArray{material};
+    return root;
+}
+
 /// A minimal glTF 2.0 accessor reader (JSON or GLB; data URIs or external .bin), no sparse support.
 class File {
 public:

@@ -323,20 +323,8 @@ void TestGui::litViewShowsTheBaseColourTexture()
                                            : (x < 32 ? QColor(0, 0, 255) : QColor(255, 255, 255)));
     QVERIFY(tex.save(dir.filePath("quadrants.png")));
     testgltf::Builder b;
-    const int pos = b.floats({-1, 1, 0, 1, 1, 0, 1, -1, 0, -1, -1, 0}, "VEC3", true);
-    const int nrm = b.floats({0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1}, "VEC3");
-    const int uv = b.floats({0, 0, 1, 0, 1, 1, 0, 1}, "VEC2");
-    const int idx = b.u16({0, 2, 1, 0, 3, 2}, "SCALAR");
-    QJsonObject root;
-    root["scene"] = 0;
-    root["scenes"] = QJsonArray{QJsonObject{{"nodes", QJsonArray{0}}}};
-    root["nodes"] = QJsonArray{QJsonObject{{"name", "quad"}, {"mesh", 0}}};
-    root["meshes"] = QJsonArray{QJsonObject{
-        {"name", "quad"},
-        {"primitives", QJsonArray{QJsonObject{{"attributes", QJsonObject{{"POSITION", pos}, {"NORMAL", nrm}, {"TEXCOORD_0", uv}}},
-                                              {"indices", idx},
-                                              {"material", 0}}}}}};
-    root["materials"] = QJsonArray{QJsonObject{{"pbrMetallicRoughness", QJsonObject{{"baseColorTexture", QJsonObject{{"index", 0}}}}}}};
+    QJsonObject root = testgltf::texturedQuad(
+        b, QJsonObject{{"pbrMetallicRoughness", QJsonObject{{"baseColorTexture", QJsonObject{{"index", 0}}}}}});
     root["images"] = QJsonArray{QJsonObject{{"uri", "quadrants.png"}}};
     root["textures"] = QJsonArray{QJsonObject{{"source", 0}}};
     QFile f(dir.filePath("quad.gltf"));

@@ -100,27 +100,6 @@ std::vector<uint8_t> pngHeaderOnly(uint32_t width, uint32_t height)
     return v;
 }
 
-/// One textured quad (UV0 (0,0) at its top-left corner, glTF's convention) with material `material`, and whatever
-/// images / textures `extra` adds to the document.
-QJsonObject quadDocument(Builder& b, const QJsonObject& material)
-{
-    const int pos = b.floats({-1, 1, 0, 1, 1, 0, 1, -1, 0, -1, -1, 0}, "VEC3", true);
-    const int nrm = b.floats({0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1}, "VEC3");
-    const int uv = b.floats({0, 0, 1, 0, 1, 1, 0, 1}, "VEC2");
-    const int idx = b.u16({0, 2, 1, 0, 3, 2}, "SCALAR");
-    QJsonObject root;
-    root["scene"] = 0;
-    root["scenes"] = QJsonArray{QJsonObject{{"nodes", QJsonArray{0}}}};
-    root["nodes"] = QJsonArray{QJsonObject{{"name", "quad"}, {"mesh", 0}}};
-    root["meshes"] = QJsonArray{QJsonObject{
-        {"name", "quad"},
-        {"primitives", QJsonArray{QJsonObject{{"attributes", QJsonObject{{"POSITION", pos}, {"NORMAL", nrm}, {"TEXCOORD_0", uv}}},
-                                              {"indices", idx},
-                                              {"material", 0}}}}}};
-    root["materials"] = QJsonArray{material};
-    return root;
-}
-
 QJsonObject texturedMaterial(QJsonArray factor = {})
 {
     QJsonObject pbr{{"baseColorTexture", QJsonObject{{"index", 0}}}};
@@ -298,7 +277,7 @@ void TestTextures::damagedEmbeddedTextureIsANoteAndTheFactorStays()
     Builder b;
     QByteArray junk("\x89PNG\r\n\x1a\n", 8);
     junk.append(QByteArray(64, 'x'));
-    QJsonObject root = quadDocument(b, texturedMaterial(QJsonArray{0.5, 0.25, 1.0, 1.0}));
+    QJsonObject root = testgltf::texturedQuad(b, texturedMaterial(QJsonArray{0.5, 0.25, 1.0, 1.0}));
     const int view = b.view(junk);
     root["images"] = QJsonArray{QJsonObject{{"bufferView", view}, {"mimeType", "image/png"}}};
     root["textures"] = QJsonArray{QJsonObject{{"source", 0}}};
@@ -326,7 +305,7 @@ void TestTextures::externalTextureIsReadThroughTheAssetRoot()
     tex.setPixelColor(1, 1, QColor(255, 255, 255));
     QVERIFY(tex.save(dir.filePath("skin texture.png")));
     Builder b;
-    QJsonObject root = quadDocument(b, texturedMaterial());
+    QJsonObject root = testgltf::texturedQuad(b, texturedMaterial());
     root["images"] = QJsonArray{QJsonObject{{"uri", "skin%20texture.png"}}};
     root["textures"] = QJsonArray{QJsonObject{{"source", 0}}};
     QFile f(dir.filePath("quad.gltf"));
@@ -355,7 +334,7 @@ void TestTextures::textureOutsideTheAssetRootOrMissingIsANote()
     QVERIFY(tex.save(dir.filePath("outside.png")));
     for (const char* uri : {"../outside.png", "missing.png"}) {
         Builder b;
-        QJsonObject root = quadDocument(b, texturedMaterial(QJsonArray{0.2, 0.4, 0.6, 1.0}));
+        QJsonObject root = testgltf::texturedQuad(b, texturedMaterial(QJsonArray{0.2, 0.4, 0.6, 1.0}));
         root["images"] = QJsonArray{QJsonObject{{"uri", uri}}};
         root["textures"] = QJsonArray{QJsonObject{{"source", 0}}};
         const QString path = dir.filePath("model/quad.gltf");

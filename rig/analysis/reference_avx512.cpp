@@ -67,33 +67,6 @@ inline void rows(__m512 x, __m512 y, __m512 z, __m512 w, float* out)
     _mm512_store_ps(out + 48, r3);
 }
 
-/// One vertex's sums as three 128-bit vectors (lanes 0..2 used; lane 3 holds a neighbour's float, never read).
-inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __m128& b)
-{
-    const uint32_t rep = a.group[v];
-    const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
-    n = t = b = _mm_setzero_ps();
-    const float* faces = &a.faces->normal.x;
-    constexpr size_t kStride = sizeof(FaceTerms) / sizeof(float);
-    if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
-        for (uint32_t i = gb; i < ge; ++i) {
-            const float* f = faces + kStride * a.gTri[i];
-            n = _mm_add_ps(n, _mm_loadu_ps(f));
-            t = _mm_add_ps(t, _mm_loadu_ps(f + 3));
-            b = _mm_add_ps(b, _mm_loadu_ps(f + 6));
-        }
-        return;
-    }
-    for (uint32_t i = gb; i < ge; ++i)
-        n = _mm_add_ps(n, _mm_loadu_ps(faces + kStride * a.gTri[i]));
-    if (a.withTangents)
-        for (uint32_t i = a.vOff[v]; i < a.vOff[v + 1]; ++i) {
-            const float* f = faces + kStride * a.vTri[i];
-            t = _mm_add_ps(t, _mm_loadu_ps(f + 3));
-            b = _mm_add_ps(b, _mm_loadu_ps(f + 6));
-        }
-}
-
 } // namespace
 
 void faceTermsAvx512(const FaceArgs& a, size_t first, size_t last)
