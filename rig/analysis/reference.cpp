@@ -312,8 +312,8 @@ void gatherFrames(const ReferenceTopology& topology, size_t mesh, bool hasUvs, c
     a.vTri = topology.vertexTriangles.data();
     a.faces = scratch.faces.data();
     // Component stores (a glm::vec3 store per vertex went through the stack: a store-forwarding stall each).
-    a.normals = &outNormals.data()->x;
-    a.tangents = outTangents.empty() ? nullptr : &outTangents.data()->x;
+    a.normals = reinterpret_cast<float*>(outNormals.data()); // null for an empty mesh: never dereferenced then
+    a.tangents = outTangents.empty() ? nullptr : reinterpret_cast<float*>(outTangents.data());
     a.withTangents = a.tangents && hasUvs;
     a.vertexBegin = uint32_t(vb);
     const ReferenceKernel kernel = scratch.kernel;

@@ -74,7 +74,7 @@ inline void rows(__m256 x, __m256 y, __m256 z, __m256 w, __m128 (&out)[kBlock])
 void faceTermsAvx2(const FaceArgs& a, size_t first, size_t last)
 {
     const __m128i three = _mm_setr_epi32(-1, -1, -1, 0);
-    const float* p = &a.positions->x;
+    const float* p = reinterpret_cast<const float*>(a.positions);
     const double* uv = reinterpret_cast<const double*>(a.uvs);
     const __m256 zero = _mm256_setzero_ps();
     size_t t = first;

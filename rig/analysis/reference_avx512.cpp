@@ -74,7 +74,7 @@ void faceTermsAvx512(const FaceArgs& a, size_t first, size_t last)
     // Rows per triangle: e1 (x y z 0), e2 (x y z 0), the UV differences (d1.x d1.y d2.x d2.y); out: n, t, b rows.
     alignas(64) float e1Rows[4 * kBlock], e2Rows[4 * kBlock], dRows[4 * kBlock];
     alignas(64) float nRows[4 * kBlock], tRows[4 * kBlock], bRows[4 * kBlock];
-    const float* p = &a.positions->x;
+    const float* p = reinterpret_cast<const float*>(a.positions);
     const double* uv = reinterpret_cast<const double*>(a.uvs);
     size_t t = first;
     for (; t + kBlock <= last; t += kBlock) {

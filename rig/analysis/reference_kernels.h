@@ -134,7 +134,7 @@ inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __
     const uint32_t rep = a.group[v];
     const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
     n = t = b = _mm_setzero_ps();
-    const float* faces = &a.faces->normal.x;
+    const float* faces = reinterpret_cast<const float*>(a.faces);
     constexpr size_t kStride = sizeof(FaceTerms) / sizeof(float);
     if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
         for (uint32_t i = gb; i < ge; ++i) {
