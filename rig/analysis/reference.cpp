@@ -269,8 +269,9 @@ void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<cons
 {
     assert(mesh + 1 < topology.triangleBegin.size());
     const size_t total = topology.triangleCount();
+    // One record more than the triangles: the gather's 16-byte loads of the last record stay inside.
     if (scratch.faces.size() != total + 1)
-        scratch.faces.assign(total + 1, FaceTerms{glm::vec3(0.0f), glm::vec3(0.0f), glm::vec3(0.0f)}); // + 1: the gather's 16-byte loads of the last record stay inside
+        scratch.faces.assign(total + 1, FaceTerms{glm::vec3(0.0f), glm::vec3(0.0f), glm::vec3(0.0f)});
     const size_t tb = topology.triangleBegin[mesh];
     const size_t triangles = topology.triangleBegin[mesh + 1] - tb;
     assert(indices.size() >= 3 * triangles);

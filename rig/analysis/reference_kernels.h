@@ -1,5 +1,6 @@
-// Internal to the reference (reference.cpp, reference_avx512.cpp): one triangle's face terms and one vertex's frame,
-// written once here and used by both, so that the SIMD kernels' remainders and the scalar path are the same code.
+// Internal to the reference (reference.cpp, reference_avx512.cpp, reference_avx2.cpp): one triangle's face terms and
+// one vertex's frame, written once here and used by all three, so that the SIMD kernels' remainders and the scalar
+// path are the same code, and which lists a vertex sums is decided in one place (visitTerms).
 // Internal linkage on purpose: each translation unit compiles its own copy for its own target.
 #pragma once
 
@@ -93,66 +94,61 @@ inline void finishVertex(const GatherArgs& a, size_t v, const float n[3], const 
     a.tangents[4 * v + 3] = frame.w;
 }
 
-/// The sums of vertex v: over its group's triangles for the normal, its own for the tangents. A vertex alone in its
-/// group (most are) has one list for both, summed in one pass in the same order.
-inline void sumVertex(const GatherArgs& a, size_t v, float n[3], float t[3], float b[3])
+/// Visits the face records vertex v sums: normal(f) for each triangle of its group's list, then (with tangents)
+/// tangents(f) for each of its own. A vertex alone in its group (most are) has one list for both, visited in one pass
+/// in the same order.
+template <typename Normal, typename Tangents>
+inline void visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents tangents)
 {
     const uint32_t rep = a.group[v];
     const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
-    n[0] = n[1] = n[2] = t[0] = t[1] = t[2] = b[0] = b[1] = b[2] = 0.0f;
-    auto addNormal = [&](const FaceTerms& f) {
-        n[0] += f.normal.x;
-        n[1] += f.normal.y;
-        n[2] += f.normal.z;
-    };
-    auto addTangents = [&](const FaceTerms& f) {
-        t[0] += f.tangent.x;
-        t[1] += f.tangent.y;
-        t[2] += f.tangent.z;
-        b[0] += f.bitangent.x;
-        b[1] += f.bitangent.y;
-        b[2] += f.bitangent.z;
-    };
     if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
         for (uint32_t i = gb; i < ge; ++i) {
-            addNormal(a.faces[a.gTri[i]]);
-            addTangents(a.faces[a.gTri[i]]);
+            const FaceTerms& f = a.faces[a.gTri[i]];
+            normal(f);
+            tangents(f);
         }
         return;
     }
     for (uint32_t i = gb; i < ge; ++i)
-        addNormal(a.faces[a.gTri[i]]);
+        normal(a.faces[a.gTri[i]]);
     if (a.withTangents)
         for (uint32_t i = a.vOff[v]; i < a.vOff[v + 1]; ++i)
-            addTangents(a.faces[a.vTri[i]]);
+            tangents(a.faces[a.vTri[i]]);
+}
+
+/// The sums of vertex v: over its group's triangles for the normal, its own for the tangents.
+inline void sumVertex(const GatherArgs& a, size_t v, float n[3], float t[3], float b[3])
+{
+    n[0] = n[1] = n[2] = t[0] = t[1] = t[2] = b[0] = b[1] = b[2] = 0.0f;
+    visitTerms(
+        a, v,
+        [&](const FaceTerms& f) {
+            n[0] += f.normal.x;
+            n[1] += f.normal.y;
+            n[2] += f.normal.z;
+        },
+        [&](const FaceTerms& f) {
+            t[0] += f.tangent.x;
+            t[1] += f.tangent.y;
+            t[2] += f.tangent.z;
+            b[0] += f.bitangent.x;
+            b[1] += f.bitangent.y;
+            b[2] += f.bitangent.z;
+        });
 }
 
 /// sumVertex with 128-bit loads and adds (the SIMD kernels): the same sums, component by component, in the same
 /// order, as three vectors (lanes 0..2 used; lane 3 holds a neighbour's float, never read).
 inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __m128& b)
 {
-    const uint32_t rep = a.group[v];
-    const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
     n = t = b = _mm_setzero_ps();
-    const float* faces = reinterpret_cast<const float*>(a.faces);
-    constexpr size_t kStride = sizeof(FaceTerms) / sizeof(float);
-    if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
-        for (uint32_t i = gb; i < ge; ++i) {
-            const float* f = faces + kStride * a.gTri[i];
-            n = _mm_add_ps(n, _mm_loadu_ps(f));
-            t = _mm_add_ps(t, _mm_loadu_ps(f + 3));
-            b = _mm_add_ps(b, _mm_loadu_ps(f + 6));
-        }
-        return;
-    }
-    for (uint32_t i = gb; i < ge; ++i)
-        n = _mm_add_ps(n, _mm_loadu_ps(faces + kStride * a.gTri[i]));
-    if (a.withTangents)
-        for (uint32_t i = a.vOff[v]; i < a.vOff[v + 1]; ++i) {
-            const float* f = faces + kStride * a.vTri[i];
-            t = _mm_add_ps(t, _mm_loadu_ps(f + 3));
-            b = _mm_add_ps(b, _mm_loadu_ps(f + 6));
-        }
+    visitTerms(
+        a, v, [&](const FaceTerms& f) { n = _mm_add_ps(n, _mm_loadu_ps(&f.normal.x)); },
+        [&](const FaceTerms& f) {
+            t = _mm_add_ps(t, _mm_loadu_ps(&f.tangent.x));
+            b = _mm_add_ps(b, _mm_loadu_ps(&f.bitangent.x));
+        });
 }
 
 inline void gatherVertex(const GatherArgs& a, size_t v)
