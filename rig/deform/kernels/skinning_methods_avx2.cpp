@@ -81,6 +81,33 @@ struct Writer {
         if (flags)
             flags[v] = f;
     }
+    /// Vertices v, v + 1 from a pair of registers (x y z _ per 128-bit lane; tRaw: the input tangents, whose w is
+    /// copied), each output one 8-float store: the two spare floats of a 3-float pair land on vertex v + 2, which must
+    /// lie inside the range and be written after. No flags.
+    RS_INLINE void storePair(size_t v, __m256 pos, __m256 nrm, __m256 tan, __m256 tRaw) const
+    {
+        const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);
+        if (p)
+            _mm256_storeu_ps(p + 3 * v, _mm256_permutevar8x32_ps(pos, pack));
+        if (n)
+            _mm256_storeu_ps(n + 3 * v, _mm256_permutevar8x32_ps(nrm, pack));
+        if (t)
+            _mm256_storeu_ps(t + 4 * v, _mm256_blend_ps(tan, tRaw, 0x88));
+    }
+    /// Vertices v, v + 1 with their flags: storePair inside the range, the range's last pair written exactly.
+    RS_INLINE void writePair(size_t v, __m256 pos, __m256 nrm, __m256 tan, __m256 tRaw, uint8_t fa, uint8_t fb) const
+    {
+        if (v + 3 > last) {
+            write(v, _mm256_castps256_ps128(pos), _mm256_castps256_ps128(nrm), _mm256_castps256_ps128(tan), fa);
+            write(v + 1, _mm256_extractf128_ps(pos, 1), _mm256_extractf128_ps(nrm, 1), _mm256_extractf128_ps(tan, 1), fb);
+            return;
+        }
+        storePair(v, pos, nrm, tan, tRaw);
+        if (flags) {
+            flags[v] = fa;
+            flags[v + 1] = fb;
+        }
+    }
 };
 
 /// blendPair of two palettes over the same slots (the weights broadcast once): a from pal, b from other.
@@ -180,24 +207,7 @@ __attribute__((noinline)) size_t runPairs(const SkinJob& job, const PaletteMatri
             fa = sa ? SkinFlagSingular : SkinFlagNone;
             fb = sb ? SkinFlagSingular : SkinFlagNone;
         }
-        if (v + 3 <= last) {
-            // The pair's six floats with one 8-float store (the two spare floats land on the next vertex, inside the
-            // range and written after), its two tangents with one, w copied from the input.
-            const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);
-            if (out.p)
-                _mm256_storeu_ps(out.p + 3 * v, _mm256_permutevar8x32_ps(pos, pack));
-            if (out.n)
-                _mm256_storeu_ps(out.n + 3 * v, _mm256_permutevar8x32_ps(nrm, pack));
-            if (out.t)
-                _mm256_storeu_ps(out.t + 4 * v, _mm256_blend_ps(tan, tRaw, 0x88));
-            if (out.flags) {
-                out.flags[v] = fa;
-                out.flags[v + 1] = fb;
-            }
-            continue;
-        }
-        out.write(v, _mm256_castps256_ps128(pos), _mm256_castps256_ps128(nrm), _mm256_castps256_ps128(tan), fa);
-        out.write(v + 1, _mm256_extractf128_ps(pos, 1), _mm256_extractf128_ps(nrm, 1), _mm256_extractf128_ps(tan, 1), fb);
+        out.writePair(v, pos, nrm, tan, tRaw, fa, fb);
     }
     return v;
 }
@@ -294,28 +304,15 @@ RS_INLINE void writeBlock8(const Writer& out, size_t v, const Soa8& pos, const S
         transpose4(pos.x, pos.y, pos.z, zero, op[0], op[1], op[2], op[3]);
     if (out.t)
         transpose4(tan.x, tan.y, tan.z, zero, ot[0], ot[1], ot[2], ot[3]);
-    if (v + 9 <= out.last) {
-        // Each pair's six floats with one 8-float store, in order: the two spare floats land on the next pair (or the
-        // next block's first vertex, still inside the range), which is written after.
-        const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);
-        for (int p = 0; p < 4; ++p) {
-            if (out.p)
-                _mm256_storeu_ps(out.p + 3 * v + 6 * p, _mm256_permutevar8x32_ps(op[p], pack));
-            if (out.n)
-                _mm256_storeu_ps(out.n + 3 * v + 6 * p, _mm256_permutevar8x32_ps(on[p], pack));
-            if (out.t) // w copied from the input
-                _mm256_storeu_ps(out.t + 4 * v + 8 * p, _mm256_blend_ps(ot[p], tRaw[p], 0x88));
-        }
+    if (v + 9 <= out.last) { // the whole block inside the range: one bounds test for the four pairs
+        for (int p = 0; p < 4; ++p)
+            out.storePair(v + 2 * size_t(p), op[p], on[p], ot[p], tRaw[p]);
         if (out.flags)
             std::memcpy(out.flags + v, flags, 8);
         return;
     }
-    for (int p = 0; p < 4; ++p) {
-        out.write(v + 2 * size_t(p), _mm256_castps256_ps128(op[p]), _mm256_castps256_ps128(on[p]), _mm256_castps256_ps128(ot[p]),
-                  flags[2 * p]);
-        out.write(v + 2 * size_t(p) + 1, _mm256_extractf128_ps(op[p], 1), _mm256_extractf128_ps(on[p], 1),
-                  _mm256_extractf128_ps(ot[p], 1), flags[2 * p + 1]);
-    }
+    for (int p = 0; p < 4; ++p)
+        out.writePair(v + 2 * size_t(p), op[p], on[p], ot[p], tRaw[p], flags[2 * p], flags[2 * p + 1]);
 }
 
 /// Lane l of transpose4's order holds vertex 2 (l mod 4) + l / 4 of the block: vertex q's lane.
