@@ -48,7 +48,7 @@ struct LoadedRig {
     /// Per audit finding: the global vertices it touches (rig::findingVertices), for selecting them all.
     std::vector<std::shared_ptr<const std::vector<uint32_t>>> findingVertices;
     /// The rig packed for the viewport's GPU path (viewer::packGpuRig), built with the rest off the GUI thread; null
-    /// when the rig cannot go to the GPU (gpuError says why; the viewport reports it).
+    /// when the rig cannot go to the GPU (gpuError says why; the window reports it).
     std::shared_ptr<const viewer::GpuRigPack> gpu;
     std::string gpuError;
 };

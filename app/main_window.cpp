@@ -641,6 +641,8 @@ void MainWindow::syncViewport()
     const auto loaded = m_doc->loadedShared();
     if (!loaded)
         return;
+    if (!loaded->gpu)
+        qWarning("rigscope: the GPU deformer could not take the rig: %s", loaded->gpuError.c_str());
     m_viewport->setRig(std::shared_ptr<const rig::Rig>(loaded, &loaded->rig),
                        std::shared_ptr<const rig::RigRuntime>(loaded, &loaded->runtime), loaded->gpu);
     m_viewport->setPose(m_doc->resolvedPose());

@@ -452,7 +452,9 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
         return fail("no QRhi");
     if (!m_rhi->isFeatureSupported(QRhi::Compute))
         return fail(std::string("the ") + m_rhi->backendName() + " backend has no compute shaders (needs Vulkan or OpenGL 4.3+ / ES 3.1)");
-    if (!packed || runtime.meshes.size() != rig.meshes.size() || packed->meshes.size() != rig.meshes.size())
+    if (!packed)
+        return fail("no GPU pack for the rig");
+    if (runtime.meshes.size() != rig.meshes.size() || packed->meshes.size() != rig.meshes.size())
         return fail("the runtime data was built for another rig");
     const GpuRigPack& pack = *packed;
     const int k = pack.influences;

@@ -604,15 +604,9 @@ void Viewport::render()
     timer.start();
 
     if (m_rigDirty && m_rig && m_runtime) {
+        // Without a pack (the rig could not be packed; its loader said why) the deformer empties.
         std::string err;
-        if (!m_pack) { // no pack from the loader: pack here (a loop over the vertices on this thread)
-            rig::Result<GpuRigPack> packed = packGpuRig(*m_rig, *m_runtime);
-            if (packed)
-                m_pack = std::make_shared<const GpuRigPack>(std::move(packed.value()));
-            else
-                err = packed.error();
-        }
-        if (!m_pack || !r.deformer->setRig(*m_rig, *m_runtime, m_pack, &err))
+        if (!r.deformer->setRig(*m_rig, *m_runtime, m_pack, &err) && m_pack)
             qWarning("rigscope: the GPU deformer could not take the rig: %s", err.c_str());
         r.bindingsStale = true;
     }
@@ -995,11 +989,8 @@ void Viewport::render()
                 cb->drawIndexed(quint32(r.indexCount));
             } else {
                 for (const Resources::MeshRun& run : r.meshRuns) {
-                    if (run.texture >= 0)
-                        cb->setShaderResources(r.textureSrbs[size_t(run.texture)].get(), 1, &offset);
+                    cb->setShaderResources(run.texture >= 0 ? r.textureSrbs[size_t(run.texture)].get() : dr.srb, 1, &offset);
                     cb->drawIndexed(run.indexCount, 1, run.firstIndex);
-                    if (run.texture >= 0)
-                        cb->setShaderResources(dr.srb, 1, &offset);
                 }
             }
         } else {

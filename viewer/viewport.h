@@ -35,10 +35,10 @@ public:
     explicit Viewport(Api preferred);
     ~Viewport() override;
 
-    /// The rig to show, its runtime data and their GPU pack (packGpuRig, built off the GUI thread; null: packed here,
-    /// at the first frame, which loops over the vertices on this thread).
+    /// The rig to show, its runtime data and their GPU pack (packGpuRig, built off the GUI thread: nothing here loops
+    /// over the vertices); a null pack (the rig could not be packed) leaves the viewport empty.
     void setRig(std::shared_ptr<const rig::Rig> rig, std::shared_ptr<const rig::RigRuntime> runtime,
-                std::shared_ptr<const GpuRigPack> pack = nullptr);
+                std::shared_ptr<const GpuRigPack> pack);
     void setPose(const rig::ResolvedPose& pose);
     void setSettings(const ViewSettings& settings);
     void setSelectedVertex(int globalVertex);
