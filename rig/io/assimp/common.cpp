@@ -64,8 +64,6 @@ bool isFinite(const glm::mat4& m)
     return true;
 }
 
-namespace {
-
 std::string lowerCase(std::string s)
 {
     for (char& c : s)
@@ -73,8 +71,6 @@ std::string lowerCase(std::string s)
             c = char(c - 'A' + 'a');
     return s;
 }
-
-} // namespace
 
 bool isGltfFormat(const std::string& extension)
 {

@@ -62,6 +62,8 @@ glm::mat4 toGlm(const aiMatrix4x4& m);
 inline glm::vec3 toGlm(const aiVector3D& v) { return glm::vec3(v.x, v.y, v.z); }
 bool isFinite(const glm::mat4& m);
 inline bool isFinite(const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+/// ASCII letters in lower case (file extensions, format hints).
+std::string lowerCase(std::string s);
 /// "gltf" or "glb", in any case.
 bool isGltfFormat(const std::string& extension);
 /// Formats whose Assimp 5.2 reader stores V as 1 - V (glTF and X: their UV origin is the top left).

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -28,9 +27,7 @@ std::string lowerExtension(const std::string& path)
     const size_t slash = path.find_last_of("/\\");
     if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
         return {};
-    std::string e = path.substr(dot + 1);
-    for (char& c : e)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
+    const std::string e = lowerCase(path.substr(dot + 1));
     return e.size() <= 8 ? e : std::string();
 }
 
@@ -159,10 +156,8 @@ int Converter::materialImage(const aiMaterial& mat, unsigned materialIndex)
                             std::to_string(kMaxEncodedImageBytes >> 20) + " MiB");
             const auto* bytes = reinterpret_cast<const uint8_t*>(embedded->pcData);
             image.encoded.assign(bytes, bytes + embedded->mWidth);
-            std::string hint(embedded->achFormatHint, strnlen(embedded->achFormatHint, sizeof embedded->achFormatHint));
-            for (char& ch : hint)
-                ch = char(std::tolower(static_cast<unsigned char>(ch)));
-            image.formatHint = hint;
+            image.formatHint =
+                lowerCase(std::string(embedded->achFormatHint, strnlen(embedded->achFormatHint, sizeof embedded->achFormatHint)));
         } else {
             // Raw texels (BGRA8), already decoded.
             if (!embedded->pcData || embedded->mWidth > kMaxImageSide || embedded->mHeight > kMaxImageSide)
