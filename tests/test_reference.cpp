@@ -423,29 +423,38 @@ void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes(
         const glm::vec3 zero(0.0f);
         for (const Kernel& k : kernels)
         for (bool withUvs : {true, false}) {
-            std::vector<FaceTerms> scalar(T + 1, FaceTerms{zero, zero, zero}), simd = scalar;
-            detail::FaceArgs fa{c.p.data(), withUvs ? c.uv.data() : nullptr, c.idx.data(), scalar.data()};
+            // Three row arrays each (normal, tangent, bitangent terms), 4 floats a triangle; NaN-filled, so that a
+            // row the kernel does not write differs.
+            const float nan = std::numeric_limits<float>::quiet_NaN();
+            std::vector<float> scalar(3 * 4 * T, nan), simd = scalar;
+            auto faceArgs = [&](std::vector<float>& rows) {
+                return detail::FaceArgs{c.p.data(), withUvs ? c.uv.data() : nullptr, c.idx.data(), rows.data(),
+                                        rows.data() + 4 * T, rows.data() + 8 * T};
+            };
+            const detail::FaceArgs fs = faceArgs(scalar), fv = faceArgs(simd);
             for (size_t t = 0; t < T; ++t)
-                detail::faceTerms(fa, t);
-            // Ranges that start and end off the 16-triangle blocks, as parallelFor's chunks of another grain would.
-            fa.out = simd.data();
-            k.faces(fa, 0, 5);
-            k.faces(fa, 5, T - 3);
-            k.faces(fa, T - 3, T);
-            QVERIFY2(std::memcmp(scalar.data(), simd.data(), T * sizeof(FaceTerms)) == 0,
+                detail::faceTerms(fs, t);
+            // Ranges that start and end off the blocks, as parallelFor's chunks of another grain would, and one of
+            // a single block with a few more (the kernels take several blocks at a time).
+            k.faces(fv, 0, 5);
+            k.faces(fv, 5, 5 + 16 + 3);
+            k.faces(fv, 24, T - 3);
+            k.faces(fv, T - 3, T);
+            QVERIFY2(std::memcmp(scalar.data(), simd.data(), scalar.size() * sizeof(float)) == 0,
                      qPrintable(QStringLiteral("%1 %2: face terms differ").arg(k.name, c.name)));
 
             std::vector<glm::vec3> n1(N), n2(N);
             std::vector<glm::vec4> t1(N), t2(N);
             detail::GatherArgs ga{topo.group.data(), topo.groupTriangleOffsets.data(), topo.groupTriangles.data(),
                                   topo.vertexTriangleOffsets.data(), topo.vertexTriangles.data(), scalar.data(),
-                                  &n1[0].x, &t1[0].x, withUvs, 0};
+                                  scalar.data() + 4 * T, scalar.data() + 8 * T, &n1[0].x, &t1[0].x, withUvs, 0};
             for (size_t v = 0; v < N; ++v)
                 detail::gatherVertex(ga, v);
             ga.normals = &n2[0].x;
             ga.tangents = &t2[0].x;
             k.gather(ga, 0, 7);
-            k.gather(ga, 7, N - 2);
+            k.gather(ga, 7, 7 + 16 + 5);
+            k.gather(ga, 28, N - 2);
             k.gather(ga, N - 2, N);
             QVERIFY2(std::memcmp(n1.data(), n2.data(), N * sizeof(glm::vec3)) == 0,
                      qPrintable(QStringLiteral("%1 %2: normals differ").arg(k.name, c.name)));

@@ -712,7 +712,7 @@ void Viewport::render()
                 packed[i] = std::min<uint32_t>((*m_selectionSet)[i], uint32_t(std::max(r.vertexCount - 1, 0)));
         }
         const int bytes = int(std::max<size_t>(packed.size() * 4, 16));
-        if (!r.setIndices || r.setIndices->size() < quint32(bytes)) {
+        if (!r.setIndices || qint64(r.setIndices->size()) < qint64(bytes)) {
             r.setIndices.reset(r.rhi->newBuffer(QRhiBuffer::Static, QRhiBuffer::StorageBuffer, bytes));
             r.setIndices->create();
             r.bindingsStale = true; // the set's bindings name the new buffer

@@ -269,9 +269,9 @@ void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<cons
 {
     assert(mesh + 1 < topology.triangleBegin.size());
     const size_t total = topology.triangleCount();
-    // One record more than the triangles: the gather's 16-byte loads of the last record stay inside.
-    if (scratch.faces.size() != total + 1)
-        scratch.faces.assign(total + 1, FaceTerms{glm::vec3(0.0f), glm::vec3(0.0f), glm::vec3(0.0f)});
+    for (AlignedVector<glm::vec4>* rows : {&scratch.faceNormals, &scratch.faceTangents, &scratch.faceBitangents})
+        if (rows->size() != total)
+            rows->assign(total, glm::vec4(0.0f));
     const size_t tb = topology.triangleBegin[mesh];
     const size_t triangles = topology.triangleBegin[mesh + 1] - tb;
     assert(indices.size() >= 3 * triangles);
@@ -281,7 +281,9 @@ void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<cons
     a.positions = positions.data();
     a.uvs = uvs.empty() ? nullptr : uvs.data();
     a.indices = indices.data();
-    a.out = scratch.faces.data() + tb;
+    a.normals = reinterpret_cast<float*>(scratch.faceNormals.data() + tb);
+    a.tangents = reinterpret_cast<float*>(scratch.faceTangents.data() + tb);
+    a.bitangents = reinterpret_cast<float*>(scratch.faceBitangents.data() + tb);
     const ReferenceKernel kernel = scratch.kernel;
     parallelFor(triangles, kTriangleGrain, 0, [&a, kernel](size_t first, size_t last) {
         if (kernel == ReferenceKernel::Avx512) {
@@ -304,14 +306,16 @@ void gatherFrames(const ReferenceTopology& topology, size_t mesh, bool hasUvs, c
     const size_t vb = topology.vertexBegin[mesh];
     const size_t n = topology.vertexBegin[mesh + 1] - vb;
     assert(outNormals.size() == n && (outTangents.empty() || outTangents.size() == n));
-    assert(scratch.faces.size() == topology.triangleCount() + 1);
+    assert(scratch.faceNormals.size() == topology.triangleCount());
     detail::GatherArgs a;
     a.group = topology.group.data() + vb;
     a.gOff = topology.groupTriangleOffsets.data();
     a.gTri = topology.groupTriangles.data();
     a.vOff = topology.vertexTriangleOffsets.data() + vb;
     a.vTri = topology.vertexTriangles.data();
-    a.faces = scratch.faces.data();
+    a.faceNormals = reinterpret_cast<const float*>(scratch.faceNormals.data());
+    a.faceTangents = reinterpret_cast<const float*>(scratch.faceTangents.data());
+    a.faceBitangents = reinterpret_cast<const float*>(scratch.faceBitangents.data());
     // Component stores (a glm::vec3 store per vertex went through the stack: a store-forwarding stall each).
     a.normals = reinterpret_cast<float*>(outNormals.data()); // null for an empty mesh: never dereferenced then
     a.tangents = outTangents.empty() ? nullptr : reinterpret_cast<float*>(outTangents.data());

@@ -27,6 +27,7 @@
 
 #include <glm/glm.hpp>
 
+#include "rig/model/aligned_vector.h"
 #include "rig/model/model.h"
 
 namespace rig {
@@ -77,15 +78,6 @@ ReferenceTopology buildMeshTopology(std::span<const glm::vec3> positions, std::s
 /// that need groups the weld would not make.
 ReferenceTopology meshTopologyWithGroups(std::span<const uint32_t> indices, std::vector<uint32_t> groups);
 
-/// One triangle's terms of the reference, from the face pass: c (its face normal, twice its area long), and its UV
-/// tangent and bitangent times |c| (zero when the face has no usable UVs). One record per triangle, so that the gather
-/// reads a triangle's terms from one place.
-struct FaceTerms {
-    glm::vec3 normal;
-    glm::vec3 tangent;
-    glm::vec3 bitangent;
-};
-
 /// The face pass and gather kernels: AVX-512 where the processor has it, else AVX2, else scalar; all bit-identical.
 enum class ReferenceKernel : uint8_t { Scalar, Avx2, Avx512 };
 /// The best this processor runs (chosen once).
@@ -95,7 +87,10 @@ const char* referenceKernelName(ReferenceKernel k);
 /// Per-triangle results of the face pass (global triangle numbering), caller-owned so that repeated rebuilds allocate
 /// nothing once sized; and the kernel the rebuilds with it use (benchmarks set Scalar to compare).
 struct ReferenceScratch {
-    std::vector<FaceTerms> faces; ///< one record per triangle, and one more (the gather's 16-byte loads stay inside)
+    /// One row of four floats (w = 0) per triangle in each: c (its face normal, twice its area long), and its UV
+    /// tangent and bitangent times |c| (zero when the face has no usable UVs). Three arrays of aligned rows, so that
+    /// the SIMD face pass stores whole registers and the gather's 16-byte loads never straddle a cache line.
+    AlignedVector<glm::vec4> faceNormals, faceTangents, faceBitangents;
     ReferenceKernel kernel = bestReferenceKernel();
 };
 

@@ -58,6 +58,15 @@ inline void columns(const __m128 (&rows)[kBlock], __m256& x, __m256& y, __m256& 
     transpose4(pair(rows[0], rows[1]), pair(rows[2], rows[3]), pair(rows[4], rows[5]), pair(rows[6], rows[7]), x, y, z, w);
 }
 
+/// Eight rows of (x y z 0) from one register per component, stored at `out` (32 floats).
+inline void storeRows(__m256 x, __m256 y, __m256 z, float* out)
+{
+    __m256 r[4];
+    transpose4(x, y, z, _mm256_setzero_ps(), r[0], r[1], r[2], r[3]);
+    for (int j = 0; j < 4; ++j)
+        _mm256_storeu_ps(out + 8 * j, r[j]);
+}
+
 /// Back to one 128-bit row per element.
 inline void rows(__m256 x, __m256 y, __m256 z, __m256 w, __m128 (&out)[kBlock])
 {
@@ -73,7 +82,6 @@ inline void rows(__m256 x, __m256 y, __m256 z, __m256 w, __m128 (&out)[kBlock])
 
 void faceTermsAvx2(const FaceArgs& a, size_t first, size_t last)
 {
-    const __m128i three = _mm_setr_epi32(-1, -1, -1, 0);
     const float* p = reinterpret_cast<const float*>(a.positions);
     const double* uv = reinterpret_cast<const double*>(a.uvs);
     const __m256 zero = _mm256_setzero_ps();
@@ -102,8 +110,7 @@ void faceTermsAvx2(const FaceArgs& a, size_t first, size_t last)
         const __m256 cz = _mm256_sub_ps(_mm256_mul_ps(e1x, e2y), _mm256_mul_ps(e2x, e1y));
         const __m256 area2 = dot3(cx, cy, cz, cx, cy, cz);
         const __m256 valid = _mm256_and_ps(_mm256_cmp_ps(area2, zero, _CMP_GT_OQ), finite(area2));
-        __m128 nRows[kBlock], tRows[kBlock], bRows[kBlock];
-        rows(_mm256_and_ps(cx, valid), _mm256_and_ps(cy, valid), _mm256_and_ps(cz, valid), zero, nRows);
+        storeRows(_mm256_and_ps(cx, valid), _mm256_and_ps(cy, valid), _mm256_and_ps(cz, valid), a.normals + 4 * t);
         __m256 tb[6] = {zero, zero, zero, zero, zero, zero};
         if (uv) {
             __m256 d1x, d1y, d2x, d2y;
@@ -125,16 +132,8 @@ void faceTermsAvx2(const FaceArgs& a, size_t first, size_t last)
             for (__m256& x : tb)
                 x = _mm256_and_ps(x, keep);
         }
-        rows(tb[0], tb[1], tb[2], zero, tRows);
-        rows(tb[3], tb[4], tb[5], zero, bRows);
-        // Each record n t b (9 floats): the first two stores spill one float into the next field, which the next
-        // store overwrites; the last writes three floats only (the next record may be another thread's).
-        float* o = &a.out[t].normal.x;
-        for (int j = 0; j < kBlock; ++j, o += 9) {
-            _mm_storeu_ps(o, nRows[j]);
-            _mm_storeu_ps(o + 3, tRows[j]);
-            _mm_maskstore_ps(o + 6, three, bRows[j]);
-        }
+        storeRows(tb[0], tb[1], tb[2], a.tangents + 4 * t);
+        storeRows(tb[3], tb[4], tb[5], a.bitangents + 4 * t);
     }
     for (; t < last; ++t)
         faceTerms(a, t);

@@ -8,6 +8,7 @@
 // sum is rounded as the scalar code rounds it, so both kernels are bit-identical to it.
 #include "rig/deform/kernels/avx512_math.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "rig/analysis/reference_kernels.h"
@@ -19,6 +20,8 @@ namespace {
 using avx512::transpose4;
 
 constexpr int kBlock = 16;
+constexpr int kBlocks = 4; ///< blocks whose indexed parts run before their dependent parts
+constexpr int kChunk = kBlock * kBlocks;
 
 /// glm's dot of a vec3: (x x' + y y') + z z'.
 inline __m512 dot3(__m512 ax, __m512 ay, __m512 az, __m512 bx, __m512 by, __m512 bz)
@@ -67,18 +70,72 @@ inline void rows(__m512 x, __m512 y, __m512 z, __m512 w, float* out)
     _mm512_store_ps(out + 48, r3);
 }
 
+/// Sixteen rows of (x y z 0) from one register per component, stored at `out` (64 floats).
+inline void storeRows(__m512 x, __m512 y, __m512 z, float* out)
+{
+    __m512 r0, r1, r2, r3;
+    transpose4(x, y, z, _mm512_setzero_ps(), r0, r1, r2, r3);
+    _mm512_storeu_ps(out, r0);
+    _mm512_storeu_ps(out + 16, r1);
+    _mm512_storeu_ps(out + 32, r2);
+    _mm512_storeu_ps(out + 48, r3);
+}
+
+/// The dependent part of sixteen triangles' terms from their rows (e1, e2 and the UV differences d1.x d1.y d2.x
+/// d2.y; d ignored without UVs), written as rows at triangle `t`.
+inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const float* e2Rows, const float* dRows)
+{
+    __m512 e1x, e1y, e1z, e2x, e2y, e2z, unused;
+    columns(e1Rows, e1x, e1y, e1z, unused);
+    columns(e2Rows, e2x, e2y, e2z, unused);
+    // glm::cross(e1, e2) and its squared length.
+    const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(e1y, e2z), _mm512_mul_ps(e2y, e1z));
+    const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(e1z, e2x), _mm512_mul_ps(e2z, e1x));
+    const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(e1x, e2y), _mm512_mul_ps(e2x, e1y));
+    const __m512 area2 = dot3(cx, cy, cz, cx, cy, cz);
+    const __mmask16 valid = _mm512_cmp_ps_mask(area2, _mm512_setzero_ps(), _CMP_GT_OQ) & finite(area2);
+    const __m512 zero = _mm512_setzero_ps();
+    storeRows(_mm512_maskz_mov_ps(valid, cx), _mm512_maskz_mov_ps(valid, cy), _mm512_maskz_mov_ps(valid, cz),
+              a.normals + 4 * t);
+    __m512 tb[6] = {zero, zero, zero, zero, zero, zero};
+    if (a.uvs) {
+        __m512 d1x, d1y, d2x, d2y;
+        columns(dRows, d1x, d1y, d2x, d2y);
+        const __m512 det = _mm512_sub_ps(_mm512_mul_ps(d1x, d2y), _mm512_mul_ps(d2x, d1y));
+        const __mmask16 uvOk =
+            valid & _mm512_cmp_ps_mask(_mm512_abs_ps(det), _mm512_set1_ps(kMinUvDet), _CMP_GT_OQ) & finite(det);
+        const __m512 w = _mm512_div_ps(_mm512_sqrt_ps(area2), det);
+        // (e1 d2.y - e2 d1.y) w and (e2 d1.x - e1 d2.x) w, per component.
+        const __m512 e1[3] = {e1x, e1y, e1z}, e2[3] = {e2x, e2y, e2z};
+        for (int c = 0; c < 3; ++c) {
+            tb[c] = _mm512_mul_ps(_mm512_sub_ps(_mm512_mul_ps(e1[c], d2y), _mm512_mul_ps(e2[c], d1y)), w);
+            tb[3 + c] = _mm512_mul_ps(_mm512_sub_ps(_mm512_mul_ps(e2[c], d1x), _mm512_mul_ps(e1[c], d2x)), w);
+        }
+        __m512 sum = _mm512_add_ps(tb[0], tb[1]);
+        for (int c = 2; c < 6; ++c)
+            sum = _mm512_add_ps(sum, tb[c]);
+        const __mmask16 keep = uvOk & finite(sum);
+        for (__m512& x : tb)
+            x = _mm512_maskz_mov_ps(keep, x);
+    }
+    storeRows(tb[0], tb[1], tb[2], a.tangents + 4 * t);
+    storeRows(tb[3], tb[4], tb[5], a.bitangents + 4 * t);
+}
+
 } // namespace
 
 void faceTermsAvx512(const FaceArgs& a, size_t first, size_t last)
 {
-    // Rows per triangle: e1 (x y z 0), e2 (x y z 0), the UV differences (d1.x d1.y d2.x d2.y); out: n, t, b rows.
-    alignas(64) float e1Rows[4 * kBlock], e2Rows[4 * kBlock], dRows[4 * kBlock];
-    alignas(64) float nRows[4 * kBlock], tRows[4 * kBlock], bRows[4 * kBlock];
+    // Rows per triangle (e1 and e2 as x y z 0; the UV differences), for up to kBlocks blocks at a time: a block's
+    // 64-byte loads of rows stored 16 bytes at a time cannot be forwarded from those stores, so they wait for the
+    // stores to reach the cache; read a few blocks later, they have.
+    alignas(64) float e1Rows[4 * kChunk], e2Rows[4 * kChunk], dRows[4 * kChunk];
     const float* p = reinterpret_cast<const float*>(a.positions);
     const double* uv = reinterpret_cast<const double*>(a.uvs);
     size_t t = first;
-    for (; t + kBlock <= last; t += kBlock) {
-        for (int j = 0; j < kBlock; ++j) {
+    while (last - t >= size_t(kBlock)) {
+        const int blocks = int(std::min<size_t>(kBlocks, (last - t) / kBlock));
+        for (int j = 0; j < blocks * kBlock; ++j) {
             const uint32_t* idx = a.indices + 3 * (t + size_t(j));
             // Three floats each: the masked lane is not read, so the last vertex's load stays inside its array.
             const __m128 p0 = _mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[0]));
@@ -91,107 +148,84 @@ void faceTermsAvx512(const FaceArgs& a, size_t first, size_t last)
                 _mm_store_ps(dRows + 4 * j, _mm_movelh_ps(d1, d2));
             }
         }
-        __m512 e1x, e1y, e1z, e2x, e2y, e2z, unused;
-        columns(e1Rows, e1x, e1y, e1z, unused);
-        columns(e2Rows, e2x, e2y, e2z, unused);
-        // glm::cross(e1, e2) and its squared length.
-        const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(e1y, e2z), _mm512_mul_ps(e2y, e1z));
-        const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(e1z, e2x), _mm512_mul_ps(e2z, e1x));
-        const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(e1x, e2y), _mm512_mul_ps(e2x, e1y));
-        const __m512 area2 = dot3(cx, cy, cz, cx, cy, cz);
-        const __mmask16 valid = _mm512_cmp_ps_mask(area2, _mm512_setzero_ps(), _CMP_GT_OQ) & finite(area2);
-        const __m512 zero = _mm512_setzero_ps();
-        rows(_mm512_maskz_mov_ps(valid, cx), _mm512_maskz_mov_ps(valid, cy), _mm512_maskz_mov_ps(valid, cz), zero, nRows);
-        __m512 tb[6] = {zero, zero, zero, zero, zero, zero};
-        if (uv) {
-            __m512 d1x, d1y, d2x, d2y;
-            columns(dRows, d1x, d1y, d2x, d2y);
-            const __m512 det = _mm512_sub_ps(_mm512_mul_ps(d1x, d2y), _mm512_mul_ps(d2x, d1y));
-            const __mmask16 uvOk =
-                valid & _mm512_cmp_ps_mask(_mm512_abs_ps(det), _mm512_set1_ps(kMinUvDet), _CMP_GT_OQ) & finite(det);
-            const __m512 w = _mm512_div_ps(_mm512_sqrt_ps(area2), det);
-            // (e1 d2.y - e2 d1.y) w and (e2 d1.x - e1 d2.x) w, per component.
-            const __m512 e1[3] = {e1x, e1y, e1z}, e2[3] = {e2x, e2y, e2z};
-            for (int c = 0; c < 3; ++c) {
-                tb[c] = _mm512_mul_ps(_mm512_sub_ps(_mm512_mul_ps(e1[c], d2y), _mm512_mul_ps(e2[c], d1y)), w);
-                tb[3 + c] = _mm512_mul_ps(_mm512_sub_ps(_mm512_mul_ps(e2[c], d1x), _mm512_mul_ps(e1[c], d2x)), w);
-            }
-            __m512 sum = _mm512_add_ps(tb[0], tb[1]);
-            for (int c = 2; c < 6; ++c)
-                sum = _mm512_add_ps(sum, tb[c]);
-            const __mmask16 keep = uvOk & finite(sum);
-            for (__m512& x : tb)
-                x = _mm512_maskz_mov_ps(keep, x);
-        }
-        rows(tb[0], tb[1], tb[2], zero, tRows);
-        rows(tb[3], tb[4], tb[5], zero, bRows);
-        // Each record n t b (9 floats): the first two stores spill one float into the next field, which the next
-        // store overwrites; the last writes three floats only (the next record may be another thread's).
-        float* o = &a.out[t].normal.x;
-        for (int j = 0; j < kBlock; ++j, o += 9) {
-            _mm_storeu_ps(o, _mm_load_ps(nRows + 4 * j));
-            _mm_storeu_ps(o + 3, _mm_load_ps(tRows + 4 * j));
-            _mm_mask_storeu_ps(o + 6, 0x7, _mm_load_ps(bRows + 4 * j));
-        }
+        for (int b = 0; b < blocks; ++b)
+            faceBlock(a, t + size_t(b * kBlock), e1Rows + 4 * kBlock * b, e2Rows + 4 * kBlock * b,
+                      dRows + 4 * kBlock * b);
+        t += size_t(blocks * kBlock);
     }
     for (; t < last; ++t)
         faceTerms(a, t);
 }
 
+namespace {
+
+/// The dependent part of sixteen vertices' frames from their sums (rows), written at vertex `v`.
+inline void gatherBlock(const GatherArgs& a, size_t v, const float* nRows, const float* tRows, const float* bRows)
+{
+    alignas(64) float outRows[4 * kBlock];
+    __m512 nx, ny, nz, unused;
+    columns(nRows, nx, ny, nz, unused);
+    normalize3(nx, ny, nz);
+    rows(nx, ny, nz, _mm512_setzero_ps(), outRows);
+    float* on = a.normals + 3 * v;
+    for (int j = 0; j < kBlock; ++j) // three floats each: the next vertex may be another thread's
+        _mm_mask_storeu_ps(on + 3 * j, 0x7, _mm_load_ps(outRows + 4 * j));
+    if (!a.tangents)
+        return;
+    __m512 tx = _mm512_setzero_ps(), ty = tx, tz = tx, hand = tx;
+    if (a.withTangents) {
+        const __mmask16 nOk = defined3(nx, ny, nz);
+        __m512 sx, sy, sz, bx, by, bz;
+        columns(tRows, sx, sy, sz, unused);
+        columns(bRows, bx, by, bz, unused);
+        const __m512 d = dot3(nx, ny, nz, sx, sy, sz);
+        tx = _mm512_sub_ps(sx, _mm512_mul_ps(nx, d));
+        ty = _mm512_sub_ps(sy, _mm512_mul_ps(ny, d));
+        tz = _mm512_sub_ps(sz, _mm512_mul_ps(nz, d));
+        normalize3(tx, ty, tz);
+        // glm::cross(n, t) dotted with the bitangent sum.
+        const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(ny, tz), _mm512_mul_ps(ty, nz));
+        const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(nz, tx), _mm512_mul_ps(tz, nx));
+        const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(nx, ty), _mm512_mul_ps(tx, ny));
+        const __m512 side = dot3(cx, cy, cz, bx, by, bz);
+        const __mmask16 keep = nOk & defined3(tx, ty, tz);
+        hand = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(side, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_set1_ps(1.0f),
+                                    _mm512_set1_ps(-1.0f));
+        tx = _mm512_maskz_mov_ps(keep, tx);
+        ty = _mm512_maskz_mov_ps(keep, ty);
+        tz = _mm512_maskz_mov_ps(keep, tz);
+        hand = _mm512_maskz_mov_ps(keep, hand);
+    }
+    // Tangents are rows of four already: sixteen consecutive records.
+    __m512 r0, r1, r2, r3;
+    transpose4(tx, ty, tz, hand, r0, r1, r2, r3);
+    float* ot = a.tangents + 4 * v;
+    _mm512_storeu_ps(ot, r0);
+    _mm512_storeu_ps(ot + 16, r1);
+    _mm512_storeu_ps(ot + 32, r2);
+    _mm512_storeu_ps(ot + 48, r3);
+}
+
+} // namespace
+
 void gatherFramesAvx512(const GatherArgs& a, size_t first, size_t last)
 {
-    alignas(64) float nRows[4 * kBlock], tRows[4 * kBlock], bRows[4 * kBlock];
-    alignas(64) float outRows[4 * kBlock];
+    // The sums of up to kBlocks blocks, then each block's frames (the face pass's reason).
+    alignas(64) float nRows[4 * kChunk], tRows[4 * kChunk], bRows[4 * kChunk];
     size_t v = first;
-    for (; v + kBlock <= last; v += kBlock) {
-        for (int j = 0; j < kBlock; ++j) {
+    while (last - v >= size_t(kBlock)) {
+        const int blocks = int(std::min<size_t>(kBlocks, (last - v) / kBlock));
+        for (int j = 0; j < blocks * kBlock; ++j) {
             __m128 n, t, b;
             sumVertex128(a, v + size_t(j), n, t, b);
             _mm_store_ps(nRows + 4 * j, n);
             _mm_store_ps(tRows + 4 * j, t);
             _mm_store_ps(bRows + 4 * j, b);
         }
-        __m512 nx, ny, nz, unused;
-        columns(nRows, nx, ny, nz, unused);
-        normalize3(nx, ny, nz);
-        rows(nx, ny, nz, _mm512_setzero_ps(), outRows);
-        float* on = a.normals + 3 * v;
-        for (int j = 0; j < kBlock; ++j) // three floats each: the next vertex may be another thread's
-            _mm_mask_storeu_ps(on + 3 * j, 0x7, _mm_load_ps(outRows + 4 * j));
-        if (!a.tangents)
-            continue;
-        __m512 tx = _mm512_setzero_ps(), ty = tx, tz = tx, hand = tx;
-        if (a.withTangents) {
-            const __mmask16 nOk = defined3(nx, ny, nz);
-            __m512 sx, sy, sz, bx, by, bz;
-            columns(tRows, sx, sy, sz, unused);
-            columns(bRows, bx, by, bz, unused);
-            const __m512 d = dot3(nx, ny, nz, sx, sy, sz);
-            tx = _mm512_sub_ps(sx, _mm512_mul_ps(nx, d));
-            ty = _mm512_sub_ps(sy, _mm512_mul_ps(ny, d));
-            tz = _mm512_sub_ps(sz, _mm512_mul_ps(nz, d));
-            normalize3(tx, ty, tz);
-            // glm::cross(n, t) dotted with the bitangent sum.
-            const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(ny, tz), _mm512_mul_ps(ty, nz));
-            const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(nz, tx), _mm512_mul_ps(tz, nx));
-            const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(nx, ty), _mm512_mul_ps(tx, ny));
-            const __m512 side = dot3(cx, cy, cz, bx, by, bz);
-            const __mmask16 keep = nOk & defined3(tx, ty, tz);
-            hand = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(side, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_set1_ps(1.0f),
-                                        _mm512_set1_ps(-1.0f));
-            tx = _mm512_maskz_mov_ps(keep, tx);
-            ty = _mm512_maskz_mov_ps(keep, ty);
-            tz = _mm512_maskz_mov_ps(keep, tz);
-            hand = _mm512_maskz_mov_ps(keep, hand);
-        }
-        // Tangents are rows of four already: sixteen consecutive records.
-        __m512 r0, r1, r2, r3;
-        transpose4(tx, ty, tz, hand, r0, r1, r2, r3);
-        float* ot = a.tangents + 4 * v;
-        _mm512_storeu_ps(ot, r0);
-        _mm512_storeu_ps(ot + 16, r1);
-        _mm512_storeu_ps(ot + 32, r2);
-        _mm512_storeu_ps(ot + 48, r3);
+        for (int b = 0; b < blocks; ++b)
+            gatherBlock(a, v + size_t(b * kBlock), nRows + 4 * kBlock * b, tRows + 4 * kBlock * b,
+                        bRows + 4 * kBlock * b);
+        v += size_t(blocks * kBlock);
     }
     for (; v < last; ++v)
         gatherVertex(a, v);

@@ -20,7 +20,10 @@ struct FaceArgs {
     const glm::vec3* positions;
     const glm::vec2* uvs;    ///< or null
     const uint32_t* indices;
-    FaceTerms* out;          ///< the mesh's first triangle's record
+    /// The mesh's first triangle's rows (4 floats a triangle, w = 0; reference.h's ReferenceScratch).
+    float* normals;
+    float* tangents;
+    float* bitangents;
 };
 
 /// Everything the gather of one mesh reads and writes (reference.cpp's gatherFrames fills it).
@@ -30,7 +33,10 @@ struct GatherArgs {
     const uint32_t* gTri;
     const uint32_t* vOff;    ///< per vertex of the mesh (+1): own triangle offsets
     const uint32_t* vTri;
-    const FaceTerms* faces;  ///< global, followed by one padding record (16-byte loads of the last one stay inside)
+    /// Global: the face pass's rows, 4 floats a triangle, 16-byte aligned.
+    const float* faceNormals;
+    const float* faceTangents;
+    const float* faceBitangents;
     float* normals;          ///< 3 per vertex
     float* tangents;         ///< 4 per vertex, or null
     bool withTangents;       ///< tangents && the mesh has UVs
@@ -48,10 +54,10 @@ inline void faceTerms(const FaceArgs& a, size_t t)
     const glm::vec3 e2 = p[i2] - p[i0];
     const glm::vec3 c = glm::cross(e1, e2);
     const float area2 = glm::dot(c, c);
-    FaceTerms f{glm::vec3(0.0f), glm::vec3(0.0f), glm::vec3(0.0f)};
+    glm::vec3 normal(0.0f), tangentTerm(0.0f), bitangentTerm(0.0f);
     // Zero-area (or non-finite) triangles contribute nothing.
     if (area2 > 0.0f && std::isfinite(area2)) {
-        f.normal = c;
+        normal = c;
         if (a.uvs) {
             const glm::vec2 d1 = a.uvs[i1] - a.uvs[i0];
             const glm::vec2 d2 = a.uvs[i2] - a.uvs[i0];
@@ -61,13 +67,21 @@ inline void faceTerms(const FaceArgs& a, size_t t)
                 const glm::vec3 tangent = (e1 * d2.y - e2 * d1.y) * w;
                 const glm::vec3 bitangent = (e2 * d1.x - e1 * d2.x) * w;
                 if (std::isfinite(tangent.x + tangent.y + tangent.z + bitangent.x + bitangent.y + bitangent.z)) {
-                    f.tangent = tangent;
-                    f.bitangent = bitangent;
+                    tangentTerm = tangent;
+                    bitangentTerm = bitangent;
                 }
             }
         }
     }
-    a.out[t] = f;
+    auto row = [t](float* out, const glm::vec3& x) {
+        out[4 * t] = x.x;
+        out[4 * t + 1] = x.y;
+        out[4 * t + 2] = x.z;
+        out[4 * t + 3] = 0.0f;
+    };
+    row(a.normals, normal);
+    row(a.tangents, tangentTerm);
+    row(a.bitangents, bitangentTerm);
 }
 
 /// The frame of vertex v from its sums (n: the group's normal sum; t, b: its own tangent and bitangent sums), exactly
@@ -94,8 +108,8 @@ inline void finishVertex(const GatherArgs& a, size_t v, const float n[3], const 
     a.tangents[4 * v + 3] = frame.w;
 }
 
-/// Visits the face records vertex v sums: normal(f) for each triangle of its group's list, then (with tangents)
-/// tangents(f) for each of its own. A vertex alone in its group (most are) has one list for both, visited in one pass
+/// Visits the triangles vertex v sums: normal(t) for each triangle of its group's list, then (with tangents)
+/// tangents(t) for each of its own. A vertex alone in its group (most are) has one list for both, visited in one pass
 /// in the same order.
 template <typename Normal, typename Tangents>
 inline void visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents tangents)
@@ -104,17 +118,17 @@ inline void visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents ta
     const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
     if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
         for (uint32_t i = gb; i < ge; ++i) {
-            const FaceTerms& f = a.faces[a.gTri[i]];
-            normal(f);
-            tangents(f);
+            const size_t t = a.gTri[i];
+            normal(t);
+            tangents(t);
         }
         return;
     }
     for (uint32_t i = gb; i < ge; ++i)
-        normal(a.faces[a.gTri[i]]);
+        normal(size_t(a.gTri[i]));
     if (a.withTangents)
         for (uint32_t i = a.vOff[v]; i < a.vOff[v + 1]; ++i)
-            tangents(a.faces[a.vTri[i]]);
+            tangents(size_t(a.vTri[i]));
 }
 
 /// The sums of vertex v: over its group's triangles for the normal, its own for the tangents.
@@ -123,31 +137,34 @@ inline void sumVertex(const GatherArgs& a, size_t v, float n[3], float t[3], flo
     n[0] = n[1] = n[2] = t[0] = t[1] = t[2] = b[0] = b[1] = b[2] = 0.0f;
     visitTerms(
         a, v,
-        [&](const FaceTerms& f) {
-            n[0] += f.normal.x;
-            n[1] += f.normal.y;
-            n[2] += f.normal.z;
+        [&](size_t f) {
+            const float* fn = a.faceNormals + 4 * f;
+            n[0] += fn[0];
+            n[1] += fn[1];
+            n[2] += fn[2];
         },
-        [&](const FaceTerms& f) {
-            t[0] += f.tangent.x;
-            t[1] += f.tangent.y;
-            t[2] += f.tangent.z;
-            b[0] += f.bitangent.x;
-            b[1] += f.bitangent.y;
-            b[2] += f.bitangent.z;
+        [&](size_t f) {
+            const float* ft = a.faceTangents + 4 * f;
+            const float* fb = a.faceBitangents + 4 * f;
+            t[0] += ft[0];
+            t[1] += ft[1];
+            t[2] += ft[2];
+            b[0] += fb[0];
+            b[1] += fb[1];
+            b[2] += fb[2];
         });
 }
 
 /// sumVertex with 128-bit loads and adds (the SIMD kernels): the same sums, component by component, in the same
-/// order, as three vectors (lanes 0..2 used; lane 3 holds a neighbour's float, never read).
+/// order, as three vectors (lanes 0..2; lane 3 sums the rows' zeros).
 inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __m128& b)
 {
     n = t = b = _mm_setzero_ps();
     visitTerms(
-        a, v, [&](const FaceTerms& f) { n = _mm_add_ps(n, _mm_loadu_ps(&f.normal.x)); },
-        [&](const FaceTerms& f) {
-            t = _mm_add_ps(t, _mm_loadu_ps(&f.tangent.x));
-            b = _mm_add_ps(b, _mm_loadu_ps(&f.bitangent.x));
+        a, v, [&](size_t f) { n = _mm_add_ps(n, _mm_load_ps(a.faceNormals + 4 * f)); },
+        [&](size_t f) {
+            t = _mm_add_ps(t, _mm_load_ps(a.faceTangents + 4 * f));
+            b = _mm_add_ps(b, _mm_load_ps(a.faceBitangents + 4 * f));
         });
 }
 
