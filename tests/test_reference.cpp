@@ -7,8 +7,10 @@
 #include "rig/analysis/metrics.h"
 #include "rig/analysis/reference.h"
 #include "rig/analysis/reference_kernels.h"
+#include "rig/deform/parallel.h"
 #include "rig/io/import.h"
 #include "rig/model/cpu_features.h"
+#include "rig/model/samples.h"
 
 using namespace rig;
 
@@ -50,6 +52,8 @@ private slots:
     void p95IsTheNearestRankOfLargeSets();
     void histogramBinsMatchADirectCountAtEveryBoundary();
     void simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes();
+    void windowedScheduleIsTheTwoPassBitsOnRealRigsWhateverTheThreads();
+    void scatteredTriangleOrderFallsBackToTwoPasses();
 };
 
 void TestReference::quadNormalAndTangent()
@@ -355,8 +359,6 @@ void TestReference::p95IsTheNearestRankOfLargeSets()
     }
 }
 
-QTEST_GUILESS_MAIN(TestReference)
-#include "test_reference.moc"
 
 void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes()
 {
@@ -476,3 +478,152 @@ void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes(
         }
     }
 }
+
+namespace {
+
+/// A rig's reference frames, every mesh's normals then tangents, as one byte string (for bit comparisons).
+struct Frames {
+    std::vector<std::vector<glm::vec3>> normals;
+    std::vector<std::vector<glm::vec4>> tangents;
+    bool operator==(const Frames& o) const
+    {
+        if (normals.size() != o.normals.size())
+            return false;
+        for (size_t m = 0; m < normals.size(); ++m)
+            if (normals[m].size() != o.normals[m].size() || tangents[m].size() != o.tangents[m].size() ||
+                std::memcmp(normals[m].data(), o.normals[m].data(), normals[m].size() * sizeof(glm::vec3)) != 0 ||
+                std::memcmp(tangents[m].data(), o.tangents[m].data(), tangents[m].size() * sizeof(glm::vec4)) != 0)
+                return false;
+        return true;
+    }
+};
+
+/// The reference of `positions` (one array per mesh) by rebuildReference (scheduled: true) or by the two passes
+/// called one after the other, on `threads` threads with `kernel`.
+Frames rebuildRig(const Rig& rig, const ReferenceTopology& topo, const std::vector<std::vector<glm::vec3>>& positions,
+                  bool scheduled, unsigned threads, ReferenceKernel kernel)
+{
+    const ScopedThreadLimit limit(threads);
+    Frames f;
+    std::vector<ReferenceMeshIO> io(rig.meshes.size());
+    f.normals.resize(rig.meshes.size());
+    f.tangents.resize(rig.meshes.size());
+    for (size_t m = 0; m < rig.meshes.size(); ++m) {
+        const Mesh& mesh = rig.meshes[m];
+        f.normals[m].assign(mesh.vertexCount(), glm::vec3(-7.0f));
+        f.tangents[m].assign(mesh.vertexCount(), glm::vec4(-7.0f));
+        io[m] = {positions[m], mesh.uvs, mesh.indices, f.normals[m], f.tangents[m]};
+    }
+    ReferenceScratch scratch;
+    scratch.kernel = kernel;
+    if (scheduled) {
+        rebuildReference(topo, io, scratch);
+        return f;
+    }
+    for (size_t m = 0; m < io.size(); ++m)
+        rebuildFaces(topo, m, io[m].positions, io[m].uvs, io[m].indices, scratch);
+    for (size_t m = 0; m < io.size(); ++m)
+        gatherFrames(topo, m, !io[m].uvs.empty(), scratch, io[m].outNormals, io[m].outTangents);
+    return f;
+}
+
+std::vector<ReferenceKernel> availableKernels()
+{
+    std::vector<ReferenceKernel> k{ReferenceKernel::Scalar};
+    if (cpuHasAvx2())
+        k.push_back(ReferenceKernel::Avx2);
+    if (cpuHasAvx512())
+        k.push_back(ReferenceKernel::Avx512);
+    return k;
+}
+
+} // namespace
+
+void TestReference::windowedScheduleIsTheTwoPassBitsOnRealRigsWhateverTheThreads()
+{
+    struct Case {
+        QString name;
+        Rig rig;
+    };
+    std::vector<Case> cases;
+    for (const char* file : {"CesiumMan/cesium_man.gltf", "Fox/Fox.glb", "RobotExpressive/RobotExpressive.glb",
+                             "Collada_astro_maya/astro_maya.dae", "X_BCN_Epileptic/BCN_Epileptic.X"}) {
+        ImportOptions o;
+        o.isolate = false;
+        auto r = importFile(testutil::assetPath(file), o);
+        QVERIFY2(r.ok(), file);
+        cases.push_back({QString::fromUtf8(file), std::move(r.value())});
+    }
+    // A grid of many tasks, whose windows wrap around many times.
+    cases.push_back({QStringLiteral("grid 300 x 300"), makeBenchmarkRig(300 * 300, 8, 4)});
+    size_t windowed = 0;
+    for (const Case& c : cases) {
+        const ReferenceTopology topo = buildReferenceTopology(c.rig);
+        windowed += topo.schedule.windowTriangles > 0;
+        // Positions moved off the authored ones (every face term changes), deterministic.
+        std::mt19937 rng(3);
+        std::uniform_real_distribution<float> jitter(-0.01f, 0.01f);
+        std::vector<std::vector<glm::vec3>> positions;
+        for (const Mesh& mesh : c.rig.meshes) {
+            positions.push_back(mesh.positions);
+            for (glm::vec3& p : positions.back())
+                p += glm::vec3(jitter(rng), jitter(rng), jitter(rng)) * (1.0f + glm::length(p) * 0.1f);
+        }
+        // Other positions: rebuilt first on the same threads, they leave other terms in every thread's window, so
+        // that a row the schedule failed to compute shows.
+        std::vector<std::vector<glm::vec3>> other = positions;
+        for (std::vector<glm::vec3>& mesh : other)
+            for (glm::vec3& p : mesh)
+                p = glm::vec3(p.z, 2.0f * p.x, p.y);
+        for (ReferenceKernel k : availableKernels()) {
+            const Frames twoPass = rebuildRig(c.rig, topo, positions, false, 1, k);
+            for (unsigned threads : {1u, 2u}) {
+                QVERIFY(!(rebuildRig(c.rig, topo, other, true, threads, k) == twoPass));
+                QVERIFY2(rebuildRig(c.rig, topo, positions, true, threads, k) == twoPass,
+                         qPrintable(QStringLiteral("%1, %2 kernel, %3 threads (window %4)")
+                                        .arg(c.name, referenceKernelName(k)).arg(threads)
+                                        .arg(topo.schedule.windowTriangles)));
+            }
+        }
+    }
+    // The cases exercise the window: the grid and the real files in their exported orders all get one.
+    QCOMPARE(windowed, cases.size());
+}
+
+void TestReference::scatteredTriangleOrderFallsBackToTwoPasses()
+{
+    // A grid too large for one window (a small mesh is one task whose window holds all its triangles, in any order),
+    // its triangles shuffled.
+    const Rig grid = makeBenchmarkRig(300 * 300, 8, 4);
+    const Mesh& m = grid.meshes[0];
+    std::vector<uint32_t> shuffled = m.indices;
+    {
+        std::vector<size_t> order(m.triangleCount());
+        for (size_t t = 0; t < order.size(); ++t)
+            order[t] = t;
+        std::shuffle(order.begin(), order.end(), std::mt19937(11));
+        for (size_t t = 0; t < order.size(); ++t)
+            for (int k = 0; k < 3; ++k)
+                shuffled[3 * t + size_t(k)] = m.indices[3 * order[t] + size_t(k)];
+    }
+    const ReferenceTopology ordered = buildMeshTopology(m.positions, m.normals, m.indices);
+    const ReferenceTopology scattered = buildMeshTopology(m.positions, m.normals, shuffled);
+    QVERIFY(ordered.schedule.windowTriangles > 0);
+    QVERIFY(ordered.schedule.taskBegin.size() > 3);
+    QCOMPARE(scattered.schedule.windowTriangles, uint32_t(0)); // every chunk would need triangles from everywhere
+    QVERIFY(scattered.schedule.chunkBegin.empty());
+    // The fallback rebuilds the same frames (the sums in another order: equal to rounding). Bent, so that the
+    // normals vary.
+    std::vector<glm::vec3> p = m.positions;
+    for (glm::vec3& q : p)
+        q.y = 0.3f * q.x * q.x - 0.2f * q.z;
+    const Rebuilt a = rebuild(p, m.uvs, m.indices, m.normals);
+    const Rebuilt b = rebuild(p, m.uvs, shuffled, m.normals);
+    for (size_t v = 0; v < m.vertexCount(); ++v) {
+        QVERIFY2(glm::length(a.normals[v] - b.normals[v]) < 1e-5f, qPrintable(QString::number(v)));
+        QVERIFY2(glm::length(a.tangents[v] - b.tangents[v]) < 1e-5f, qPrintable(QString::number(v)));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestReference)
+#include "test_reference.moc"

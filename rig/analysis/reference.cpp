@@ -1,6 +1,7 @@
 #include "rig/analysis/reference.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -16,6 +17,12 @@ namespace {
 
 constexpr size_t kTriangleGrain = 16384;
 constexpr size_t kVertexGrain = 16384;
+// The rebuild's schedule (ReferenceTopology::Schedule): chunks of vertices, tasks of chunks, the window's bounds in
+// triangles (48 bytes each: 4096 are 192 KB, a part of a core's L2).
+constexpr uint32_t kScheduleChunk = 1024;
+constexpr uint32_t kTaskChunks = 16;
+constexpr uint32_t kMinWindow = 1024;
+constexpr uint32_t kMaxWindow = 16384;
 
 /// A vertex's weld candidate key: its space and its position bits (+0 and -0 are the same place).
 struct WeldEntry {
@@ -86,6 +93,7 @@ bool normalsAgree(const glm::vec3& na, const glm::vec3& nb, float cosLimit)
 }
 
 void fillAdjacency(ReferenceTopology& t, const std::vector<uint32_t>& corners);
+void buildSchedule(ReferenceTopology& t);
 
 /// Fills group, the two CSR lists and crossMeshGroups from the weld entries (one per vertex) and the global corner
 /// list. normalOf(v) gives the rest normal of global vertex v, or nullptr when grouping by position alone.
@@ -182,6 +190,72 @@ void fillAdjacency(ReferenceTopology& t, const std::vector<uint32_t>& corners)
             t.groupTriangles[groupFill[t.group[c]]++] = uint32_t(tri);
             t.vertexTriangles[vertexFill[c]++] = uint32_t(tri);
         }
+    buildSchedule(t);
+}
+
+void buildSchedule(ReferenceTopology& t)
+{
+    ReferenceTopology::Schedule& s = t.schedule;
+    s = {};
+    const size_t meshes = t.vertexBegin.size() - 1;
+    for (size_t m = 0; m < meshes; ++m)
+        for (uint32_t v = t.vertexBegin[m]; v < t.vertexBegin[m + 1]; v += kScheduleChunk) {
+            s.chunkBegin.push_back(v);
+            s.chunkMesh.push_back(uint32_t(m));
+        }
+    const size_t chunks = s.chunkMesh.size();
+    s.chunkBegin.push_back(t.vertexBegin.back());
+    s.needBegin.assign(chunks, 0);
+    s.needEnd.assign(chunks, 0);
+    for (size_t c = 0; c < chunks; ++c) {
+        uint32_t lo = UINT32_MAX, hi = 0;
+        auto need = [&](const std::vector<uint32_t>& offsets, const std::vector<uint32_t>& list, uint32_t v) {
+            for (uint32_t i = offsets[v]; i < offsets[v + 1]; ++i) {
+                lo = std::min(lo, list[i]);
+                hi = std::max(hi, list[i] + 1);
+            }
+        };
+        for (uint32_t v = s.chunkBegin[c]; v < s.chunkBegin[c + 1]; ++v) {
+            need(t.groupTriangleOffsets, t.groupTriangles, t.group[v]);
+            need(t.vertexTriangleOffsets, t.vertexTriangles, v);
+        }
+        if (lo < hi) {
+            s.needBegin[c] = lo;
+            s.needEnd[c] = hi;
+        }
+    }
+    for (size_t c = 0; c < chunks; c += kTaskChunks)
+        s.taskBegin.push_back(uint32_t(c));
+    s.taskBegin.push_back(uint32_t(chunks));
+    // The window each task needs (runScheduledTask's walk), and the triangles computed in all.
+    uint64_t span = 0, work = 0;
+    bool ordered = true;
+    for (size_t k = 0; k + 1 < s.taskBegin.size() && ordered; ++k) {
+        bool started = false;
+        uint32_t lo = 0, computed = 0;
+        for (uint32_t c = s.taskBegin[k]; c < s.taskBegin[k + 1]; ++c) {
+            if (s.needEnd[c] == s.needBegin[c])
+                continue;
+            if (!started) {
+                lo = computed = s.needBegin[c];
+                started = true;
+            }
+            if (s.needBegin[c] < lo) {
+                ordered = false; // it would need triangles the task never computed
+                break;
+            }
+            computed = std::max(computed, s.needEnd[c]);
+            span = std::max<uint64_t>(span, computed - s.needBegin[c]);
+        }
+        work += computed - lo;
+    }
+    const uint64_t triangles = t.triangleBegin.back();
+    // Scattered orders: a window past kMaxWindow, or recomputing more than a quarter of the triangles again.
+    if (!ordered || span > kMaxWindow || work > triangles + triangles / 4 || triangles == 0) {
+        s = {};
+        return;
+    }
+    s.windowTriangles = std::max<uint32_t>(kMinWindow, std::bit_ceil(uint32_t(span)));
 }
 
 } // namespace
@@ -264,6 +338,132 @@ const char* referenceKernelName(ReferenceKernel k)
     return k == ReferenceKernel::Avx512 ? "AVX-512" : k == ReferenceKernel::Avx2 ? "AVX2" : "scalar";
 }
 
+namespace {
+
+void runFaces(ReferenceKernel kernel, const detail::FaceArgs& a, size_t first, size_t last)
+{
+    if (kernel == ReferenceKernel::Avx512)
+        detail::faceTermsAvx512(a, first, last);
+    else if (kernel == ReferenceKernel::Avx2)
+        detail::faceTermsAvx2(a, first, last);
+    else
+        for (size_t t = first; t < last; ++t)
+            detail::faceTerms(a, t);
+}
+
+void runGather(ReferenceKernel kernel, const detail::GatherArgs& a, size_t first, size_t last)
+{
+    if (kernel == ReferenceKernel::Avx512)
+        detail::gatherFramesAvx512(a, first, last);
+    else if (kernel == ReferenceKernel::Avx2)
+        detail::gatherFramesAvx2(a, first, last);
+    else
+        for (size_t v = first; v < last; ++v)
+            detail::gatherVertex(a, v);
+}
+
+/// Face arguments of mesh `mesh`'s triangles from `first` (mesh-local) on, written at `rows` (3 arrays).
+detail::FaceArgs faceArgs(std::span<const glm::vec3> positions, std::span<const glm::vec2> uvs,
+                          std::span<const uint32_t> indices, size_t first, glm::vec4* normals, glm::vec4* tangents,
+                          glm::vec4* bitangents)
+{
+    detail::FaceArgs a;
+    a.positions = positions.data();
+    a.uvs = uvs.empty() ? nullptr : uvs.data();
+    a.indices = indices.data() + 3 * first;
+    a.normals = reinterpret_cast<float*>(normals);
+    a.tangents = reinterpret_cast<float*>(tangents);
+    a.bitangents = reinterpret_cast<float*>(bitangents);
+    return a;
+}
+
+/// Gather arguments of mesh `mesh` reading rows at `normals` etc. (triangle t at t & mask).
+detail::GatherArgs gatherArgs(const ReferenceTopology& topology, size_t mesh, bool hasUvs,
+                              std::span<glm::vec3> outNormals, std::span<glm::vec4> outTangents,
+                              const glm::vec4* normals, const glm::vec4* tangents, const glm::vec4* bitangents,
+                              uint32_t mask)
+{
+    const size_t vb = topology.vertexBegin[mesh];
+    assert(outNormals.size() == topology.vertexBegin[mesh + 1] - vb);
+    assert(outTangents.empty() || outTangents.size() == outNormals.size());
+    detail::GatherArgs a;
+    a.group = topology.group.data() + vb;
+    a.gOff = topology.groupTriangleOffsets.data();
+    a.gTri = topology.groupTriangles.data();
+    a.vOff = topology.vertexTriangleOffsets.data() + vb;
+    a.vTri = topology.vertexTriangles.data();
+    a.faceNormals = reinterpret_cast<const float*>(normals);
+    a.faceTangents = reinterpret_cast<const float*>(tangents);
+    a.faceBitangents = reinterpret_cast<const float*>(bitangents);
+    // Component stores (a glm::vec3 store per vertex went through the stack: a store-forwarding stall each).
+    a.normals = reinterpret_cast<float*>(outNormals.data()); // null for an empty mesh: never dereferenced then
+    a.tangents = outTangents.empty() ? nullptr : reinterpret_cast<float*>(outTangents.data());
+    a.withTangents = a.tangents && hasUvs;
+    a.vertexBegin = uint32_t(vb);
+    a.faceMask = mask;
+    return a;
+}
+
+/// A thread's window of face rows for the schedule (allocated once per thread and size).
+struct FaceWindow {
+    AlignedVector<glm::vec4> normals, tangents, bitangents;
+};
+
+FaceWindow& threadWindow(size_t rows)
+{
+    thread_local FaceWindow w;
+    if (w.normals.size() < rows) {
+        w.normals.assign(rows, glm::vec4(0.0f));
+        w.tangents.assign(rows, glm::vec4(0.0f));
+        w.bitangents.assign(rows, glm::vec4(0.0f));
+    }
+    return w;
+}
+
+/// Task `task` of the schedule: its chunks' triangles into this thread's window, each chunk gathered from it.
+void runScheduledTask(const ReferenceTopology& topology, std::span<const ReferenceMeshIO> meshes,
+                      ReferenceKernel kernel, size_t task)
+{
+    const ReferenceTopology::Schedule& s = topology.schedule;
+    const uint32_t size = s.windowTriangles, mask = size - 1;
+    FaceWindow& w = threadWindow(size);
+    uint32_t computed = 0; // triangles [.., computed) are in the window
+    bool started = false;
+    size_t mesh = 0;       // the mesh of triangle `computed`, found when first needed
+    for (uint32_t c = s.taskBegin[task]; c < s.taskBegin[task + 1]; ++c) {
+        if (s.needEnd[c] > s.needBegin[c]) {
+            if (!started) {
+                computed = s.needBegin[c];
+                started = true;
+                mesh = size_t(std::upper_bound(topology.triangleBegin.begin(), topology.triangleBegin.end(), computed) -
+                              topology.triangleBegin.begin()) - 1;
+            }
+            assert(s.needBegin[c] + size >= std::max(computed, s.needEnd[c]));
+            while (computed < s.needEnd[c]) {
+                while (topology.triangleBegin[mesh + 1] <= computed)
+                    ++mesh;
+                // Up to the chunk's need, the mesh's end and the window's end, whichever comes first.
+                const uint32_t end = std::min({s.needEnd[c], topology.triangleBegin[mesh + 1], (computed | mask) + 1});
+                const ReferenceMeshIO& io = meshes[mesh];
+                const size_t row = computed & mask;
+                runFaces(kernel,
+                         faceArgs(io.positions, io.uvs, io.indices, computed - topology.triangleBegin[mesh],
+                                  &w.normals[row], &w.tangents[row], &w.bitangents[row]),
+                         0, end - computed);
+                computed = end;
+            }
+        }
+        const size_t m = s.chunkMesh[c];
+        const ReferenceMeshIO& io = meshes[m];
+        const detail::GatherArgs a = gatherArgs(topology, m, !io.uvs.empty(), io.outNormals, io.outTangents,
+                                                w.normals.data(), w.tangents.data(), w.bitangents.data(), mask);
+        const uint32_t vb = topology.vertexBegin[m];
+        runGather(kernel, a, s.chunkBegin[c] - vb, s.chunkBegin[c + 1] - vb);
+    }
+}
+
+} // namespace
+
 void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<const glm::vec3> positions,
                   std::span<const glm::vec2> uvs, std::span<const uint32_t> indices, ReferenceScratch& scratch)
 {
@@ -277,77 +477,62 @@ void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<cons
     assert(indices.size() >= 3 * triangles);
     assert(positions.size() == topology.vertexBegin[mesh + 1] - topology.vertexBegin[mesh]);
     assert(uvs.empty() || uvs.size() == positions.size());
-    detail::FaceArgs a;
-    a.positions = positions.data();
-    a.uvs = uvs.empty() ? nullptr : uvs.data();
-    a.indices = indices.data();
-    a.normals = reinterpret_cast<float*>(scratch.faceNormals.data() + tb);
-    a.tangents = reinterpret_cast<float*>(scratch.faceTangents.data() + tb);
-    a.bitangents = reinterpret_cast<float*>(scratch.faceBitangents.data() + tb);
+    const detail::FaceArgs a = faceArgs(positions, uvs, indices, 0, scratch.faceNormals.data() + tb,
+                                        scratch.faceTangents.data() + tb, scratch.faceBitangents.data() + tb);
     const ReferenceKernel kernel = scratch.kernel;
-    parallelFor(triangles, kTriangleGrain, 0, [&a, kernel](size_t first, size_t last) {
-        if (kernel == ReferenceKernel::Avx512) {
-            detail::faceTermsAvx512(a, first, last);
-            return;
-        }
-        if (kernel == ReferenceKernel::Avx2) {
-            detail::faceTermsAvx2(a, first, last);
-            return;
-        }
-        for (size_t t = first; t < last; ++t)
-            detail::faceTerms(a, t);
-    });
+    parallelFor(triangles, kTriangleGrain, 0,
+                [&a, kernel](size_t first, size_t last) { runFaces(kernel, a, first, last); });
 }
 
 void gatherFrames(const ReferenceTopology& topology, size_t mesh, bool hasUvs, const ReferenceScratch& scratch,
                   std::span<glm::vec3> outNormals, std::span<glm::vec4> outTangents)
 {
     assert(mesh + 1 < topology.vertexBegin.size());
-    const size_t vb = topology.vertexBegin[mesh];
-    const size_t n = topology.vertexBegin[mesh + 1] - vb;
-    assert(outNormals.size() == n && (outTangents.empty() || outTangents.size() == n));
     assert(scratch.faceNormals.size() == topology.triangleCount());
-    detail::GatherArgs a;
-    a.group = topology.group.data() + vb;
-    a.gOff = topology.groupTriangleOffsets.data();
-    a.gTri = topology.groupTriangles.data();
-    a.vOff = topology.vertexTriangleOffsets.data() + vb;
-    a.vTri = topology.vertexTriangles.data();
-    a.faceNormals = reinterpret_cast<const float*>(scratch.faceNormals.data());
-    a.faceTangents = reinterpret_cast<const float*>(scratch.faceTangents.data());
-    a.faceBitangents = reinterpret_cast<const float*>(scratch.faceBitangents.data());
-    // Component stores (a glm::vec3 store per vertex went through the stack: a store-forwarding stall each).
-    a.normals = reinterpret_cast<float*>(outNormals.data()); // null for an empty mesh: never dereferenced then
-    a.tangents = outTangents.empty() ? nullptr : reinterpret_cast<float*>(outTangents.data());
-    a.withTangents = a.tangents && hasUvs;
-    a.vertexBegin = uint32_t(vb);
+    const detail::GatherArgs a = gatherArgs(topology, mesh, hasUvs, outNormals, outTangents, scratch.faceNormals.data(),
+                                            scratch.faceTangents.data(), scratch.faceBitangents.data(), ~0u);
     const ReferenceKernel kernel = scratch.kernel;
-    parallelFor(n, kVertexGrain, 0, [&a, kernel](size_t first, size_t last) {
-        if (kernel == ReferenceKernel::Avx512) {
-            detail::gatherFramesAvx512(a, first, last);
-            return;
-        }
-        if (kernel == ReferenceKernel::Avx2) {
-            detail::gatherFramesAvx2(a, first, last);
-            return;
-        }
-        for (size_t v = first; v < last; ++v)
-            detail::gatherVertex(a, v);
+    parallelFor(outNormals.size(), kVertexGrain, 0,
+                [&a, kernel](size_t first, size_t last) { runGather(kernel, a, first, last); });
+}
+
+void rebuildReference(const ReferenceTopology& topology, std::span<const ReferenceMeshIO> meshes,
+                      ReferenceScratch& scratch)
+{
+    assert(meshes.size() + 1 == topology.vertexBegin.size());
+    const ReferenceTopology::Schedule& s = topology.schedule;
+    if (s.windowTriangles == 0) {
+        for (size_t m = 0; m < meshes.size(); ++m)
+            rebuildFaces(topology, m, meshes[m].positions, meshes[m].uvs, meshes[m].indices, scratch);
+        for (size_t m = 0; m < meshes.size(); ++m)
+            gatherFrames(topology, m, !meshes[m].uvs.empty(), scratch, meshes[m].outNormals, meshes[m].outTangents);
+        return;
+    }
+    for (size_t m = 0; m < meshes.size(); ++m) {
+        assert(meshes[m].positions.size() == topology.vertexBegin[m + 1] - topology.vertexBegin[m]);
+        assert(meshes[m].uvs.empty() || meshes[m].uvs.size() == meshes[m].positions.size());
+        assert(meshes[m].indices.size() >= 3 * size_t(topology.triangleBegin[m + 1] - topology.triangleBegin[m]));
+        assert(meshes[m].outNormals.size() == meshes[m].positions.size());
+    }
+    const ReferenceKernel kernel = scratch.kernel;
+    parallelFor(s.taskBegin.size() - 1, 1, 0, [&](size_t first, size_t last) {
+        for (size_t task = first; task < last; ++task)
+            runScheduledTask(topology, meshes, kernel, task);
     });
 }
 
 std::vector<BindReference> rebuildBindReference(const Rig& rig, const ReferenceTopology& topology)
 {
     ReferenceScratch scratch;
-    for (size_t m = 0; m < rig.meshes.size(); ++m)
-        rebuildFaces(topology, m, rig.meshes[m].positions, rig.meshes[m].uvs, rig.meshes[m].indices, scratch);
     std::vector<BindReference> bind(rig.meshes.size());
+    std::vector<ReferenceMeshIO> io(rig.meshes.size());
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         const Mesh& mesh = rig.meshes[m];
         bind[m].normals.resize(mesh.vertexCount());
         bind[m].tangents.resize(mesh.hasTangents() ? mesh.vertexCount() : 0);
-        gatherFrames(topology, m, !mesh.uvs.empty(), scratch, bind[m].normals, bind[m].tangents);
+        io[m] = {mesh.positions, mesh.uvs, mesh.indices, bind[m].normals, bind[m].tangents};
     }
+    rebuildReference(topology, io, scratch);
     return bind;
 }
 
@@ -356,8 +541,8 @@ void rebuildMeshFrames(const ReferenceTopology& topology, std::span<const glm::v
                        std::span<glm::vec4> outTangents, ReferenceScratch& scratch)
 {
     assert(topology.vertexBegin.size() == 2);
-    rebuildFaces(topology, 0, positions, uvs, indices, scratch);
-    gatherFrames(topology, 0, !uvs.empty(), scratch, outNormals, outTangents);
+    const ReferenceMeshIO io{positions, uvs, indices, outNormals, outTangents};
+    rebuildReference(topology, std::span(&io, 1), scratch);
 }
 
 } // namespace rig

@@ -55,6 +55,20 @@ struct ReferenceTopology {
     /// Groups that span more than one mesh (material seams), for reports.
     size_t crossMeshGroups = 0;
 
+    /// How rebuildReference runs on the CPU: vertices in chunks (never across meshes), each with the range of
+    /// triangles its gather reads, and tasks of consecutive chunks. A task computes the face terms of its chunks'
+    /// triangles into a window of `windowTriangles` rows of its own (recomputing the few its neighbour task also
+    /// needs) and gathers each chunk from it while they are in cache, instead of writing every triangle's terms to
+    /// memory and reading them back. windowTriangles is 0 when the file's vertex and triangle orders are too
+    /// unrelated for a window: the face pass then runs over all triangles first, then the gather (same results).
+    struct Schedule {
+        std::vector<uint32_t> chunkBegin; ///< per chunk, global first vertex; then the total
+        std::vector<uint32_t> chunkMesh;
+        std::vector<uint32_t> needBegin, needEnd; ///< per chunk: the triangles its gather reads (empty: none)
+        std::vector<uint32_t> taskBegin; ///< per task, its first chunk; then the chunk count
+        uint32_t windowTriangles = 0;    ///< a power of two, or 0
+    } schedule;
+
     size_t vertexCount() const { return group.size(); }
     size_t triangleCount() const { return triangleBegin.empty() ? 0 : triangleBegin.back(); }
 };
@@ -93,6 +107,22 @@ struct ReferenceScratch {
     AlignedVector<glm::vec4> faceNormals, faceTangents, faceBitangents;
     ReferenceKernel kernel = bestReferenceKernel();
 };
+
+/// One mesh's part of a rebuild: its final positions, UV0 (or empty) and triangle list; its outputs (outTangents
+/// empty: no tangents; they need UVs: without, they are undefined, zero).
+struct ReferenceMeshIO {
+    std::span<const glm::vec3> positions;
+    std::span<const glm::vec2> uvs;
+    std::span<const uint32_t> indices;
+    std::span<glm::vec3> outNormals;
+    std::span<glm::vec4> outTangents;
+};
+
+/// The reference of every mesh of `topology` (one ReferenceMeshIO per mesh, in order), on parallelFor's threads:
+/// by the topology's schedule where it has one, else rebuildFaces of every mesh then gatherFrames of every mesh.
+/// Both give the same bits, whatever the thread count.
+void rebuildReference(const ReferenceTopology& topology, std::span<const ReferenceMeshIO> meshes,
+                      ReferenceScratch& scratch);
 
 /// Face pass of mesh `mesh`: positions are its final positions, uvs its UV0 (or empty), indices its triangle list.
 /// Sizes the scratch to the topology's triangle count.

@@ -41,6 +41,9 @@ struct GatherArgs {
     float* tangents;         ///< 4 per vertex, or null
     bool withTangents;       ///< tangents && the mesh has UVs
     uint32_t vertexBegin;    ///< the mesh's first global vertex
+    /// Triangle t's rows are at 4 (t & faceMask): all ones for arrays of every triangle, the window size - 1 for a
+    /// schedule's window (reference.h).
+    uint32_t faceMask = ~0u;
 };
 
 namespace {
@@ -118,17 +121,17 @@ inline void visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents ta
     const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
     if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
         for (uint32_t i = gb; i < ge; ++i) {
-            const size_t t = a.gTri[i];
+            const size_t t = a.gTri[i] & a.faceMask;
             normal(t);
             tangents(t);
         }
         return;
     }
     for (uint32_t i = gb; i < ge; ++i)
-        normal(size_t(a.gTri[i]));
+        normal(size_t(a.gTri[i] & a.faceMask));
     if (a.withTangents)
         for (uint32_t i = a.vOff[v]; i < a.vOff[v + 1]; ++i)
-            tangents(size_t(a.vTri[i]));
+            tangents(size_t(a.vTri[i] & a.faceMask));
 }
 
 /// The sums of vertex v: over its group's triangles for the normal, its own for the tangents.

@@ -23,20 +23,19 @@ void resize(std::vector<T>& v, size_t n)
         v.resize(n);
 }
 
-/// The reference of one surface (the linear or the dual-quaternion positions of every mesh): the face pass of every
-/// mesh first, then the gathers, since a smoothing group can take triangles of several meshes.
+/// The reference of one surface (the linear or the dual-quaternion positions of every mesh).
 template <typename SurfaceOf>
 void rebuildReference(const Rig& rig, const RigRuntime& runtime, ReferenceScratch& scratch, SurfaceOf surfaceOf)
 {
-    for (size_t m = 0; m < rig.meshes.size(); ++m)
-        rebuildFaces(runtime.reference, m, surfaceOf(m).positions, rig.meshes[m].uvs, rig.meshes[m].indices, scratch);
+    std::vector<ReferenceMeshIO> io(rig.meshes.size()); // one per mesh and evaluation
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         const Mesh& mesh = rig.meshes[m];
         Surface& s = surfaceOf(m);
         resize(s.referenceNormals, mesh.vertexCount());
         resize(s.referenceTangents, mesh.hasTangents() ? mesh.vertexCount() : 0);
-        gatherFrames(runtime.reference, m, !mesh.uvs.empty(), scratch, s.referenceNormals, s.referenceTangents);
+        io[m] = {s.positions, mesh.uvs, mesh.indices, s.referenceNormals, s.referenceTangents};
     }
+    rig::rebuildReference(runtime.reference, io, scratch);
 }
 
 } // namespace

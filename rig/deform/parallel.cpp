@@ -149,11 +149,13 @@ void parallelFor(size_t count, size_t grain, unsigned threads, const std::functi
         fn(0, count);
         return;
     }
-    // About 8 chunks per thread, at least `grain`, rounded to 64 items (whole cache lines of 4-byte attributes).
+    // About 8 chunks per thread, at least `grain`; ranges of vertices (grain of 64 or more) rounded to 64 items (whole
+    // cache lines of 4-byte attributes), not lists of a few tasks (which would become one chunk).
     Task task;
     task.count = count;
     task.chunk = std::max(grain, (count + 8 * used - 1) / (8 * used));
-    task.chunk = std::min(count, (task.chunk + 63) / 64 * 64);
+    if (grain >= 64)
+        task.chunk = std::min(count, (task.chunk + 63) / 64 * 64);
     task.fn = &fn;
     const unsigned helpers = unsigned(std::min<size_t>(used, (count + task.chunk - 1) / task.chunk)) - 1;
     if (helpers == 0) {
