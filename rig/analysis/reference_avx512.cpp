@@ -59,17 +59,6 @@ inline void columns(const float* rows, __m512& x, __m512& y, __m512& z, __m512& 
                y, z, w);
 }
 
-/// One register per component back to sixteen rows of four floats.
-inline void rows(__m512 x, __m512 y, __m512 z, __m512 w, float* out)
-{
-    __m512 r0, r1, r2, r3;
-    transpose4(x, y, z, w, r0, r1, r2, r3);
-    _mm512_store_ps(out, r0);
-    _mm512_store_ps(out + 16, r1);
-    _mm512_store_ps(out + 32, r2);
-    _mm512_store_ps(out + 48, r3);
-}
-
 /// Sixteen rows of (x y z 0) from one register per component, stored at `out` (64 floats).
 inline void storeRows(__m512 x, __m512 y, __m512 z, float* out)
 {
@@ -162,14 +151,19 @@ namespace {
 /// The dependent part of sixteen vertices' frames from their sums (rows), written at vertex `v`.
 inline void gatherBlock(const GatherArgs& a, size_t v, const float* nRows, const float* tRows, const float* bRows)
 {
-    alignas(64) float outRows[4 * kBlock];
+    static const avx512::BlockLayout layout = avx512::makeBlockLayout();
     __m512 nx, ny, nz, unused;
     columns(nRows, nx, ny, nz, unused);
     normalize3(nx, ny, nz);
-    rows(nx, ny, nz, _mm512_setzero_ps(), outRows);
-    float* on = a.normals + 3 * v;
-    for (int j = 0; j < kBlock; ++j) // three floats each: the next vertex may be another thread's
-        _mm_mask_storeu_ps(on + 3 * j, 0x7, _mm_load_ps(outRows + 4 * j));
+    {
+        // The sixteen normals' 48 floats as three whole registers (exactly the block's: the next vertex may be
+        // another thread's).
+        __m512 r[4];
+        transpose4(nx, ny, nz, _mm512_setzero_ps(), r[0], r[1], r[2], r[3]);
+        float* on = a.normals + 3 * v;
+        for (int z = 0; z < 3; ++z)
+            _mm512_storeu_ps(on + 16 * z, _mm512_permutex2var_ps(r[z], layout.pack[z], r[z + 1]));
+    }
     if (!a.tangents)
         return;
     __m512 tx = _mm512_setzero_ps(), ty = tx, tz = tx, hand = tx;
