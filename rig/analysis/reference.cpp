@@ -362,7 +362,8 @@ void runGather(ReferenceKernel kernel, const detail::GatherArgs& a, size_t first
             detail::gatherVertex(a, v);
 }
 
-/// Face arguments of mesh `mesh`'s triangles from `first` (mesh-local) on, written at `rows` (3 arrays).
+/// Face arguments of a mesh's triangles from its triangle `first` on, their rows written from `normals`,
+/// `tangents` and `bitangents` on (the kernels' triangle 0 is `first`).
 detail::FaceArgs faceArgs(std::span<const glm::vec3> positions, std::span<const glm::vec2> uvs,
                           std::span<const uint32_t> indices, size_t first, glm::vec4* normals, glm::vec4* tangents,
                           glm::vec4* bitangents)
@@ -377,7 +378,8 @@ detail::FaceArgs faceArgs(std::span<const glm::vec3> positions, std::span<const 
     return a;
 }
 
-/// Gather arguments of mesh `mesh` reading rows at `normals` etc. (triangle t at t & mask).
+/// Gather arguments of mesh `mesh`, reading global triangle t's rows at index t & mask of `normals`, `tangents` and
+/// `bitangents` (all ones: the scratch's arrays; the window size - 1: a window).
 detail::GatherArgs gatherArgs(const ReferenceTopology& topology, size_t mesh, bool hasUvs,
                               std::span<glm::vec3> outNormals, std::span<glm::vec4> outTangents,
                               const glm::vec4* normals, const glm::vec4* tangents, const glm::vec4* bitangents,

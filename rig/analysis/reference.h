@@ -98,8 +98,10 @@ enum class ReferenceKernel : uint8_t { Scalar, Avx2, Avx512 };
 ReferenceKernel bestReferenceKernel();
 const char* referenceKernelName(ReferenceKernel k);
 
-/// Per-triangle results of the face pass (global triangle numbering), caller-owned so that repeated rebuilds allocate
-/// nothing once sized; and the kernel the rebuilds with it use (benchmarks set Scalar to compare).
+/// Per-triangle results of the face pass (global triangle numbering) for the two passes run one after the other
+/// (rebuildFaces, gatherFrames; rebuildReference on a topology without a window), caller-owned so that repeated
+/// rebuilds allocate nothing once sized; and the kernel every rebuild with it uses (benchmarks set Scalar to compare).
+/// (A windowed rebuild writes its terms into a window per thread instead, allocated once per thread and size.)
 struct ReferenceScratch {
     /// One row of four floats (w = 0) per triangle in each: c (its face normal, twice its area long), and its UV
     /// tangent and bitangent times |c| (zero when the face has no usable UVs). Three arrays of aligned rows, so that

@@ -4,8 +4,11 @@
 // a division per triangle; two normalisations, a projection and the handedness per vertex) then runs for sixteen
 // elements at once instead of one after the other. Between the two, rows of four floats per element become one
 // register per component with in-lane 4 x 4 transposes (and back), in the order lane 4L + j <-> element 4j + L, the
-// same for every register, so the lane-wise arithmetic is unaffected. Built with -ffp-contract=off: every product and
-// sum is rounded as the scalar code rounds it, so both kernels are bit-identical to it.
+// same for every register, so the lane-wise arithmetic is unaffected. The face terms go out as whole registers of
+// (x y z 0) rows; the indexed parts of four blocks run before their dependent parts, so that the dependent part's
+// 64-byte loads of rows stored 16 bytes at a time find them in the cache (a store cannot forward to a wider load).
+// Built with -ffp-contract=off: every product and sum is rounded as the scalar code rounds it, so both kernels are
+// bit-identical to it.
 #include "rig/deform/kernels/avx512_math.h"
 
 #include <algorithm>
