@@ -256,6 +256,20 @@ void buildSchedule(ReferenceTopology& t)
         return;
     }
     s.windowTriangles = std::max<uint32_t>(kMinWindow, std::bit_ceil(uint32_t(span)));
+    // The compact lists (every triangle a chunk's vertex reads lies in [needBegin, needEnd), which spans at most
+    // kMaxWindow < 65536).
+    static_assert(kMaxWindow <= 65536);
+    s.compactBegin.assign(t.group.size() + 1, 0);
+    for (size_t c = 0; c < chunks; ++c)
+        for (uint32_t v = s.chunkBegin[c]; v < s.chunkBegin[c + 1]; ++v) {
+            const bool alone = t.group[v] == v && t.groupTriangleOffsets[v + 1] - t.groupTriangleOffsets[v] ==
+                                                      t.vertexTriangleOffsets[v + 1] - t.vertexTriangleOffsets[v];
+            s.compactBegin[v] = uint32_t(s.compactTriangles.size()) | (alone ? 0u : 0x80000000u);
+            if (alone)
+                for (uint32_t i = t.vertexTriangleOffsets[v]; i < t.vertexTriangleOffsets[v + 1]; ++i)
+                    s.compactTriangles.push_back(uint16_t(t.vertexTriangles[i] - s.needBegin[c]));
+        }
+    s.compactBegin.back() = uint32_t(s.compactTriangles.size());
 }
 
 } // namespace
@@ -457,8 +471,11 @@ void runScheduledTask(const ReferenceTopology& topology, std::span<const Referen
         }
         const size_t m = s.chunkMesh[c];
         const ReferenceMeshIO& io = meshes[m];
-        const detail::GatherArgs a = gatherArgs(topology, m, !io.uvs.empty(), io.outNormals, io.outTangents,
+        detail::GatherArgs a = gatherArgs(topology, m, !io.uvs.empty(), io.outNormals, io.outTangents,
                                                 w.normals.data(), w.tangents.data(), w.bitangents.data(), mask);
+        a.compactBegin = s.compactBegin.data() + topology.vertexBegin[m];
+        a.compactTri = s.compactTriangles.data();
+        a.compactBase = s.needBegin[c];
         const uint32_t vb = topology.vertexBegin[m];
         runGather(kernel, a, s.chunkBegin[c] - vb, s.chunkBegin[c + 1] - vb);
     }

@@ -44,6 +44,11 @@ struct GatherArgs {
     /// Triangle t's rows are at 4 (t & faceMask): all ones for arrays of every triangle, the window size - 1 for a
     /// schedule's window (reference.h).
     uint32_t faceMask = ~0u;
+    /// A schedule's compact lists (ReferenceTopology::Schedule): per vertex of the mesh (+1), or null; the
+    /// chunk's first triangle they are relative to.
+    const uint32_t* compactBegin = nullptr;
+    const uint16_t* compactTri = nullptr;
+    uint32_t compactBase = 0;
 };
 
 namespace {
@@ -117,6 +122,22 @@ inline void finishVertex(const GatherArgs& a, size_t v, const float n[3], const 
 template <typename Normal, typename Tangents>
 inline void visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents tangents)
 {
+    if (a.compactBegin) { // alone in its group: one list, in 16 bits
+        const uint32_t cb = a.compactBegin[v];
+        if (!(cb >> 31)) {
+            const uint32_t ce = a.compactBegin[v + 1] & 0x7FFFFFFFu;
+            if (a.withTangents)
+                for (uint32_t i = cb; i < ce; ++i) {
+                    const size_t t = (a.compactBase + a.compactTri[i]) & a.faceMask;
+                    normal(t);
+                    tangents(t);
+                }
+            else
+                for (uint32_t i = cb; i < ce; ++i)
+                    normal(size_t((a.compactBase + a.compactTri[i]) & a.faceMask));
+            return;
+        }
+    }
     const uint32_t rep = a.group[v];
     const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
     if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
