@@ -471,8 +471,8 @@ void runScheduledTask(const ReferenceTopology& topology, std::span<const Referen
         }
         const size_t m = s.chunkMesh[c];
         const ReferenceMeshIO& io = meshes[m];
-        detail::GatherArgs a = gatherArgs(topology, m, !io.uvs.empty(), io.outNormals, io.outTangents,
-                                                w.normals.data(), w.tangents.data(), w.bitangents.data(), mask);
+        detail::GatherArgs a = gatherArgs(topology, m, !io.uvs.empty(), io.outNormals, io.outTangents, w.normals.data(),
+                                          w.tangents.data(), w.bitangents.data(), mask);
         a.compactBegin = s.compactBegin.data() + topology.vertexBegin[m];
         a.compactTri = s.compactTriangles.data();
         a.compactBase = s.needBegin[c];

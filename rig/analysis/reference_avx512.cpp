@@ -23,8 +23,28 @@ namespace {
 using avx512::transpose4;
 
 constexpr int kBlock = 16;
-constexpr int kBlocks = 4; ///< blocks whose indexed parts run before their dependent parts
+constexpr int kBlocks = 4; ///< blocks whose indexed parts run before their dependent parts (inBlockRuns)
 constexpr int kChunk = kBlock * kBlocks;
+
+/// Elements [first, last) in runs of up to kBlocks whole blocks: indexed(e, j) for each element e of a run (j: its
+/// place in the run), then dependent(e, r) for each block of the run (e: its first element, r: the offset of its
+/// rows in the run's buffers, 4 floats an element). A block's dependent part loads 64 bytes of rows its indexed part
+/// stored 16 bytes at a time, which a store cannot forward: done a few blocks later, the stores have reached the
+/// cache. Returns where the blocks end (the rest, less than a block, is the caller's).
+template <typename Indexed, typename Dependent>
+inline size_t inBlockRuns(size_t first, size_t last, Indexed indexed, Dependent dependent)
+{
+    size_t e = first;
+    while (last - e >= size_t(kBlock)) {
+        const int blocks = int(std::min<size_t>(kBlocks, (last - e) / kBlock));
+        for (int j = 0; j < blocks * kBlock; ++j)
+            indexed(e + size_t(j), j);
+        for (int b = 0; b < blocks; ++b)
+            dependent(e + size_t(b * kBlock), 4 * kBlock * b);
+        e += size_t(blocks * kBlock);
+    }
+    return e;
+}
 
 /// glm's dot of a vec3: (x x' + y y') + z z'.
 inline __m512 dot3(__m512 ax, __m512 ay, __m512 az, __m512 bx, __m512 by, __m512 bz)
@@ -118,17 +138,14 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
 
 void faceTermsAvx512(const FaceArgs& a, size_t first, size_t last)
 {
-    // Rows per triangle (e1 and e2 as x y z 0; the UV differences), for up to kBlocks blocks at a time: a block's
-    // 64-byte loads of rows stored 16 bytes at a time cannot be forwarded from those stores, so they wait for the
-    // stores to reach the cache; read a few blocks later, they have.
+    // Rows per triangle: e1 and e2 (x y z 0), the UV differences (d1.x d1.y d2.x d2.y).
     alignas(64) float e1Rows[4 * kChunk], e2Rows[4 * kChunk], dRows[4 * kChunk];
     const float* p = reinterpret_cast<const float*>(a.positions);
     const double* uv = reinterpret_cast<const double*>(a.uvs);
-    size_t t = first;
-    while (last - t >= size_t(kBlock)) {
-        const int blocks = int(std::min<size_t>(kBlocks, (last - t) / kBlock));
-        for (int j = 0; j < blocks * kBlock; ++j) {
-            const uint32_t* idx = a.indices + 3 * (t + size_t(j));
+    const size_t rest = inBlockRuns(
+        first, last,
+        [&](size_t t, int j) RS_INLINE_LAMBDA {
+            const uint32_t* idx = a.indices + 3 * t;
             // Three floats each: the masked lane is not read, so the last vertex's load stays inside its array.
             const __m128 p0 = _mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[0]));
             _mm_store_ps(e1Rows + 4 * j, _mm_sub_ps(_mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[1])), p0));
@@ -139,13 +156,9 @@ void faceTermsAvx512(const FaceArgs& a, size_t first, size_t last)
                 const __m128 d2 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[2])), u0);
                 _mm_store_ps(dRows + 4 * j, _mm_movelh_ps(d1, d2));
             }
-        }
-        for (int b = 0; b < blocks; ++b)
-            faceBlock(a, t + size_t(b * kBlock), e1Rows + 4 * kBlock * b, e2Rows + 4 * kBlock * b,
-                      dRows + 4 * kBlock * b);
-        t += size_t(blocks * kBlock);
-    }
-    for (; t < last; ++t)
+        },
+        [&](size_t t, int r) RS_INLINE_LAMBDA { faceBlock(a, t, e1Rows + r, e2Rows + r, dRows + r); });
+    for (size_t t = rest; t < last; ++t)
         faceTerms(a, t);
 }
 
@@ -207,24 +220,19 @@ inline void gatherBlock(const GatherArgs& a, size_t v, const float* nRows, const
 
 void gatherFramesAvx512(const GatherArgs& a, size_t first, size_t last)
 {
-    // The sums of up to kBlocks blocks, then each block's frames (the face pass's reason).
+    // Each vertex's sums as n, t, b rows.
     alignas(64) float nRows[4 * kChunk], tRows[4 * kChunk], bRows[4 * kChunk];
-    size_t v = first;
-    while (last - v >= size_t(kBlock)) {
-        const int blocks = int(std::min<size_t>(kBlocks, (last - v) / kBlock));
-        for (int j = 0; j < blocks * kBlock; ++j) {
+    const size_t rest = inBlockRuns(
+        first, last,
+        [&](size_t v, int j) RS_INLINE_LAMBDA {
             __m128 n, t, b;
-            sumVertex128(a, v + size_t(j), n, t, b);
+            sumVertex128(a, v, n, t, b);
             _mm_store_ps(nRows + 4 * j, n);
             _mm_store_ps(tRows + 4 * j, t);
             _mm_store_ps(bRows + 4 * j, b);
-        }
-        for (int b = 0; b < blocks; ++b)
-            gatherBlock(a, v + size_t(b * kBlock), nRows + 4 * kBlock * b, tRows + 4 * kBlock * b,
-                        bRows + 4 * kBlock * b);
-        v += size_t(blocks * kBlock);
-    }
-    for (; v < last; ++v)
+        },
+        [&](size_t v, int r) RS_INLINE_LAMBDA { gatherBlock(a, v, nRows + r, tRows + r, bRows + r); });
+    for (size_t v = rest; v < last; ++v)
         gatherVertex(a, v);
 }
 
