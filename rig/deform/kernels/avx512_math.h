@@ -123,4 +123,61 @@ RS_INLINE __m512 spread3(const __m512 (&d)[3], __m512i idx)
         return _mm512_permutexvar_ps(idx, d[2]);
 }
 
+// Writes a float stream as whole aligned 64-byte lines. Every put() appends M zmm of consecutive floats; the
+// stream starts `shift` floats into a line, so line m of a put is (tail of the previous zmm | head of this one).
+// The first line of the range and the last are partial: masked stores that leave the neighbours' floats alone.
+template <int M, bool kStream>
+class LineWriter {
+public:
+    explicit LineWriter(float* start)
+    {
+        const auto addr = reinterpret_cast<uintptr_t>(start);
+        m_shift = int((addr & 63) / 4);
+        m_line = reinterpret_cast<float*>(addr & ~uintptr_t(63));
+        alignas(64) int32_t idx[16];
+        for (int l = 0; l < 16; ++l)
+            idx[l] = 16 - m_shift + l;
+        m_idx = _mm512_load_si512(idx);
+        m_carry = _mm512_setzero_ps();
+    }
+
+    RS_INLINE void put(const __m512* z)
+    {
+        const __m512 first = _mm512_permutex2var_ps(m_carry, m_idx, z[0]);
+        if (m_started) {
+            store(m_line, first);
+        } else {
+            _mm512_mask_storeu_ps(m_line, __mmask16(0xFFFFu << m_shift), first);
+            m_started = true;
+        }
+        for (int m = 1; m < M; ++m)
+            store(m_line + 16 * m, _mm512_permutex2var_ps(z[m - 1], m_idx, z[m]));
+        m_carry = z[M - 1];
+        m_line += 16 * M;
+    }
+
+    /// Writes what the last put() left over (the first `shift` floats of the next line).
+    void finish()
+    {
+        if (m_started && m_shift > 0)
+            _mm512_mask_storeu_ps(m_line, __mmask16((1u << m_shift) - 1),
+                                  _mm512_permutex2var_ps(m_carry, m_idx, _mm512_setzero_ps()));
+    }
+
+private:
+    static RS_INLINE void store(float* line, __m512 v)
+    {
+        if constexpr (kStream)
+            _mm512_stream_ps(line, v);
+        else
+            _mm512_store_ps(line, v);
+    }
+
+    float* m_line;
+    __m512i m_idx;
+    __m512 m_carry;
+    int m_shift;
+    bool m_started = false;
+};
+
 } // namespace rig::detail::avx512

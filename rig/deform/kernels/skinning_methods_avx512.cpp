@@ -22,7 +22,10 @@
 // mirrored or singular joint or with a vanishing quaternion — sends its whole block to the per-vertex AVX2 kernel
 // (skinning_methods_avx2.cpp), which has those branches; so does the range's last partial block. The check runs only
 // when the palette has such a joint at all. Full blocks are written as three (four for tangents) whole zmm per
-// array, exactly the block's floats: nothing outside [first, last) is touched. No allocation, no call per vertex.
+// array, exactly the block's floats; for large jobs (kStreamingOutputBytes, as the linear kernel) as whole
+// non-temporal 64-byte lines instead (LineWriter), which saves the read-for-ownership of every output line: these
+// kernels were bound by it at 1M vertices on Intel (144 bytes a vertex moved with ordinary stores, 104 streamed).
+// Nothing outside [first, last) is touched. No allocation, no call per vertex.
 
 #include <algorithm>
 #include <cassert>
@@ -160,6 +163,12 @@ struct GroupOut {
     __mmask16 bad = 0;
 };
 
+/// One block's outputs, packed as the arrays store them: positions and normals 48 floats each, tangents 64 (w
+/// included); p is left unset when positions are not written.
+struct BlockOut {
+    __m512 p[3], n[3], t[4];
+};
+
 // The broadcasts of one 3-float input of the group's vertices: (v.c of vertex 0 x4 | ... | vertex 3 x4).
 template <int G>
 struct Spread {
@@ -253,7 +262,7 @@ RS_INLINE Soa3 normalizeSoa(const Soa3& v)
 /// group layout, then everything else with one vertex per lane (no shuffles in the quaternion algebra).
 /// False when a vertex's blend vanishes (the per-vertex kernel flags it).
 template <int K, bool kTangents, bool kPositions>
-RS_INLINE bool dqBlockSoa(const Context& c, size_t v)
+RS_INLINE bool dqBlockSoa(const Context& c, size_t v, BlockOut& out)
 {
     const Constants& k = c.k;
     const uint16_t* j = c.joints + K * v;
@@ -315,7 +324,7 @@ RS_INLINE bool dqBlockSoa(const Context& c, size_t v)
     __m512 o[4];
     transpose4(on.x, on.y, on.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
     for (int z = 0; z < 3; ++z)
-        _mm512_storeu_ps(c.outN + 3 * v + 16 * z, _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]));
+        out.n[z] = _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]);
     if constexpr (kPositions) {
         __m512 ip[3];
         for (int z = 0; z < 3; ++z)
@@ -329,7 +338,7 @@ RS_INLINE bool dqBlockSoa(const Context& c, size_t v)
         const Soa3 op = rotate(stretch(p)) + tr;
         transpose4(op.x, op.y, op.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
         for (int z = 0; z < 3; ++z)
-            _mm512_storeu_ps(c.outP + 3 * v + 16 * z, _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]));
+            out.p[z] = _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]);
     }
     if constexpr (kTangents) {
         const float* t = c.inT + 4 * v;
@@ -338,9 +347,7 @@ RS_INLINE bool dqBlockSoa(const Context& c, size_t v)
         transpose4(_mm512_loadu_ps(t), _mm512_loadu_ps(t + 16), _mm512_loadu_ps(t + 32), _mm512_loadu_ps(t + 48), tin.x, tin.y,
                    tin.z, tw);
         const Soa3 ot = normalizeSoa(rotate(stretch(tin)));
-        transpose4(ot.x, ot.y, ot.z, tw, o[0], o[1], o[2], o[3]); // w copied from the input
-        for (int g = 0; g < 4; ++g)
-            _mm512_storeu_ps(c.outT + 4 * v + 16 * g, o[g]);
+        transpose4(ot.x, ot.y, ot.z, tw, out.t[0], out.t[1], out.t[2], out.t[3]); // w copied from the input
     }
     if (c.outFlags)
         std::memset(c.outFlags + v, SkinFlagNone, 16);
@@ -448,7 +455,7 @@ constexpr size_t kPrefetchBlocks = 8;
 
 /// The block of every other method: four groups, then the packed stores.
 template <Method M, int K, bool kTangents, bool kPositions>
-RS_INLINE bool skinGroups(const Context& c, size_t v)
+RS_INLINE bool skinGroups(const Context& c, size_t v, BlockOut& out)
 {
     __m512 ip[3], in[3], it[4];
     if constexpr (kPositions || M == Method::Jacobian)
@@ -470,12 +477,12 @@ RS_INLINE bool skinGroups(const Context& c, size_t v)
     const Constants& k = c.k;
     for (int z = 0; z < 3; ++z) {
         if constexpr (kPositions)
-            _mm512_storeu_ps(c.outP + 3 * v + 16 * z, _mm512_permutex2var_ps(o[z].p, k.pack[z], o[z + 1].p));
-        _mm512_storeu_ps(c.outN + 3 * v + 16 * z, _mm512_permutex2var_ps(o[z].n, k.pack[z], o[z + 1].n));
+            out.p[z] = _mm512_permutex2var_ps(o[z].p, k.pack[z], o[z + 1].p);
+        out.n[z] = _mm512_permutex2var_ps(o[z].n, k.pack[z], o[z + 1].n);
     }
     if constexpr (kTangents)
         for (int g = 0; g < 4; ++g)
-            _mm512_storeu_ps(c.outT + 4 * v + 16 * g, _mm512_mask_mov_ps(o[g].t, 0x8888, it[g])); // w copied
+            out.t[g] = _mm512_mask_mov_ps(o[g].t, 0x8888, it[g]); // w copied
     if (c.outFlags) {
         // Lane 4q of group g's mask is vertex 4g + q's.
         uint32_t bad = 0;
@@ -489,7 +496,7 @@ RS_INLINE bool skinGroups(const Context& c, size_t v)
 }
 
 template <Method M, int K, bool kTangents, bool kPositions>
-RS_INLINE bool skinBlock(const Context& c, size_t v)
+RS_INLINE bool skinBlock(const Context& c, size_t v, BlockOut& out)
 {
     const uint16_t* j = c.joints + K * v;
     const float* w = c.weights + K * v;
@@ -498,9 +505,9 @@ RS_INLINE bool skinBlock(const Context& c, size_t v)
             if (w[i] != 0.0f && (c.tables.jointFlags[j[i]] & c.fallbackFlags))
                 return false;
     if constexpr (M == Method::DualQuaternion)
-        return dqBlockSoa<K, kTangents, kPositions>(c, v);
+        return dqBlockSoa<K, kTangents, kPositions>(c, v, out);
     else
-        return skinGroups<M, K, kTangents, kPositions>(c, v);
+        return skinGroups<M, K, kTangents, kPositions>(c, v, out);
 }
 
 template <int K>
@@ -519,18 +526,89 @@ RS_INLINE void prefetchInputs(const Context& c, size_t u, bool tangents)
         lines(c.inT + 4 * u, 16 * 16);
 }
 
-template <Method M, int K, bool kTangents, bool kPositions>
+/// Where a run of whole blocks goes: each block's registers stored where they belong, or, for large jobs (kStream),
+/// whole non-temporal 64-byte lines through LineWriter from the run's first vertex (partial lines at both ends
+/// masked). finish() before anything else writes past the run.
+template <bool kTangents, bool kPositions, bool kStream>
+class BlockWriter {
+public:
+    BlockWriter(const Context& c, size_t v)
+        : m_c(c), m_p(c.outP ? c.outP + 3 * v : c.outN), m_n(c.outN + 3 * v), m_t(c.outT ? c.outT + 4 * v : c.outN)
+    {
+    }
+
+    RS_INLINE void put(size_t v, const BlockOut& o)
+    {
+        if constexpr (kStream) {
+            if constexpr (kPositions)
+                m_p.put(o.p);
+            m_n.put(o.n);
+            if constexpr (kTangents)
+                m_t.put(o.t);
+        } else {
+            for (int z = 0; z < 3; ++z) {
+                if constexpr (kPositions)
+                    _mm512_storeu_ps(m_c.outP + 3 * v + 16 * z, o.p[z]);
+                _mm512_storeu_ps(m_c.outN + 3 * v + 16 * z, o.n[z]);
+            }
+            if constexpr (kTangents)
+                for (int g = 0; g < 4; ++g)
+                    _mm512_storeu_ps(m_c.outT + 4 * v + 16 * g, o.t[g]);
+        }
+    }
+
+    void finish()
+    {
+        if constexpr (kStream) {
+            if constexpr (kPositions)
+                m_p.finish();
+            m_n.finish();
+            if constexpr (kTangents)
+                m_t.finish();
+        }
+    }
+
+private:
+    const Context& m_c;
+    LineWriter<3, kStream> m_p, m_n;
+    LineWriter<4, kStream> m_t;
+};
+
+template <Method M, int K, bool kTangents, bool kPositions, bool kStream>
 void run(const SkinJob& job, const Context& c, size_t first, size_t last)
 {
     size_t v = first;
-    for (; v + 16 <= last; v += 16) {
-        if (v + 16 * (kPrefetchBlocks + 1) <= last)
-            prefetchInputs<K>(c, v + 16 * kPrefetchBlocks, kTangents);
-        if (!skinBlock<M, K, kTangents, kPositions>(c, v))
+    while (v + 16 <= last) {
+        // A run of blocks, up to the first one skinBlock declines (it goes through the per-vertex kernel).
+        BlockWriter<kTangents, kPositions, kStream> out(c, v);
+        for (; v + 16 <= last; v += 16) {
+            if (v + 16 * (kPrefetchBlocks + 1) <= last)
+                prefetchInputs<K>(c, v + 16 * kPrefetchBlocks, kTangents);
+            BlockOut o;
+            if (!skinBlock<M, K, kTangents, kPositions>(c, v, o))
+                break;
+            out.put(v, o);
+        }
+        out.finish();
+        if (v + 16 <= last) {
             runMethodAvx2(job, c.pal, c.tables, v, v + 16);
+            v += 16;
+        }
     }
     if (v < last)
         runMethodAvx2(job, c.pal, c.tables, v, last);
+    if constexpr (kStream)
+        _mm_sfence(); // non-temporal stores are weakly ordered: complete them before the caller signals "done"
+}
+
+template <Method M, int K, bool kTangents, bool kPositions>
+void runS(const SkinJob& job, const Context& c, size_t first, size_t last)
+{
+    const size_t bytes = job.positions.size() * ((kPositions ? 12 : 0) + 12 + (kTangents ? 16 : 0));
+    if (bytes >= kStreamingOutputBytes)
+        run<M, K, kTangents, kPositions, true>(job, c, first, last);
+    else
+        run<M, K, kTangents, kPositions, false>(job, c, first, last);
 }
 
 template <Method M, int K>
@@ -538,13 +616,13 @@ void runM(const SkinJob& job, const Context& c, size_t first, size_t last)
 {
     const bool tangents = c.outT != nullptr, positions = c.outP != nullptr;
     if (tangents && positions)
-        run<M, K, true, true>(job, c, first, last);
+        runS<M, K, true, true>(job, c, first, last);
     else if (tangents)
-        run<M, K, true, false>(job, c, first, last);
+        runS<M, K, true, false>(job, c, first, last);
     else if (positions)
-        run<M, K, false, true>(job, c, first, last);
+        runS<M, K, false, true>(job, c, first, last);
     else
-        run<M, K, false, false>(job, c, first, last);
+        runS<M, K, false, false>(job, c, first, last);
 }
 
 template <int K>
