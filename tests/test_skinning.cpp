@@ -11,6 +11,7 @@
 #include "rig/model/pose.h"
 #include "rig/analysis/reference.h"
 #include "rig/deform/skinning.h"
+#include "rig/deform/kernels/skinning_internal.h"
 
 using namespace rig;
 
@@ -302,6 +303,7 @@ private slots:
     void methodKernelsMatchScalar_data();
     void methodKernelsMatchScalar();
     void methodKernelsWriteOnlyTheirRange();
+    void methodKernelsStreamLargeJobsIntoTheirRangeOnly();
     void methodKernelsAreUsedByRun();
     void optionalOutputsAreLeftOutAndTheRestIsTheSame();
     void linearKernelsFallBackOnNonFinitePalette();
@@ -918,6 +920,47 @@ void TestSkinning::methodKernelsWriteOnlyTheirRange()
                                                  .arg(inside ? QStringLiteral("wrong: ") + why : QStringLiteral("written"))));
                     }
                 }
+    }
+}
+
+void TestSkinning::methodKernelsStreamLargeJobsIntoTheirRangeOnly()
+{
+    if (!linearKernelAvailable(LinearKernel::Avx512) || !linearKernelAvailable(LinearKernel::Avx2))
+        QSKIP("this CPU has no AVX-512");
+    // A job whose output passes kStreamingOutputBytes (230k vertices x 40 bytes) is written as non-temporal lines. The
+    // hostile palette makes some blocks go through the per-vertex kernel in the middle of a run of lines (a
+    // blend-inverse-transpose vertex on the singular joint, a dual-quaternion one on the mirrored joint), and the ranges
+    // start and end inside lines, on arrays at two alignments: inside the range the scalar path's result, outside
+    // nothing written.
+    PosedJob pj(230000, 30, 4, 17);
+    pj.makeHostile();
+    const size_t n = pj.size();
+    QVERIFY(n * 40 >= detail::kStreamingOutputBytes);
+    for (Method m : {Method::Cofactor, Method::InverseTranspose, Method::BlendInverseTranspose, Method::DualQuaternion,
+                     Method::Jacobian}) {
+        pj.job.method = m;
+        pj.job.first = 0;
+        pj.job.last = SIZE_MAX;
+        Outputs ref(n, true);
+        ref.attach(pj.job);
+        runMethodKernel(pj.job, LinearKernel::Scalar);
+        for (size_t offset : {size_t(0), size_t(1)})
+            for (const auto& [first, last] : {std::pair<size_t, size_t>{7, n - 5}, {16, n}, {0, n - 16}}) {
+                Outputs out(n, true, offset);
+                out.attach(pj.job);
+                pj.job.first = first;
+                pj.job.last = last;
+                runMethodKernel(pj.job, LinearKernel::Avx512);
+                QString why;
+                for (size_t v = 0; v < n; ++v) {
+                    const bool inside = v >= first && v < last;
+                    if (inside ? !matches(out, ref, v, &why) : !untouched(out, v))
+                        QFAIL(qPrintable(QStringLiteral("%1, offset %2, [%3, %4): vertex %5 %6")
+                                             .arg(QString::fromLatin1(methodId(m).data()))
+                                             .arg(offset).arg(first).arg(last).arg(v)
+                                             .arg(inside ? QStringLiteral("wrong: ") + why : QStringLiteral("written"))));
+                }
+            }
     }
 }
 
