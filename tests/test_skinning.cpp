@@ -290,6 +290,8 @@ private slots:
     void candyWrapper();
     void liftStripJacobianFollowsTiltMatrixMethodsDoNot();
     void liftStripWeightGradientIsExact();
+    void gradientBlockPlanLaysOutSlotsAndRefusesWhatItCannotHold();
+    void jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan();
     void morphThenSkinOrder();
     void morphNormalDeltasSwitch();
     void rebuiltReferenceTurnsRigidPartsWithTheirJoint();
@@ -492,6 +494,63 @@ void TestSkinning::liftStripWeightGradientIsExact()
         // Normalised weights: the gradients of one vertex sum to zero.
         RS_COMPARE_NEAR(glm::length(sum), 0.0, 1e-5);
     }
+}
+
+void TestSkinning::gradientBlockPlanLaysOutSlotsAndRefusesWhatItCannotHold()
+{
+    // Hand-made lists, 40 vertices (blocks of 16: two full, one of 8).
+    WeightGradients g;
+    g.offsets.assign(41, 0);
+    auto add = [&](size_t v, uint16_t joint, glm::vec3 grad) {
+        g.joints.insert(g.joints.begin() + g.offsets[v + 1], joint);
+        g.gradients.insert(g.gradients.begin() + g.offsets[v + 1], grad);
+        for (size_t u = v + 1; u < g.offsets.size(); ++u)
+            ++g.offsets[u];
+    };
+    // Block 0: vertex 0 lists joints 7 then 3, vertex 2 lists 3, vertex 15 lists 9 then 7; the rest nothing.
+    add(0, 7, {1, 2, 3});
+    add(0, 3, {4, 5, 6});
+    add(2, 3, {7, 8, 9});
+    add(15, 9, {10, 11, 12});
+    add(15, 7, {13, 14, 15});
+    // Block 1: vertex 16 lists 17 distinct joints: more than kMaxSlotsPerBlock.
+    for (uint16_t j = 0; j < 17; ++j)
+        add(16, uint16_t(20 + j), {1, 0, 0});
+    // Block 2 (partial): vertex 32 lists joint 5 twice (one lane cannot hold two terms of one slot).
+    add(32, 5, {1, 0, 0});
+    add(32, 5, {2, 0, 0});
+    planGradientBlocks(g);
+    QCOMPARE(g.blockSlots.size(), size_t(4));
+    QCOMPARE(g.blockData.size(), size_t(4));
+    // Block 0: slots in order of first appearance: 7 (vertices 0, 15), 3 (vertices 0, 2), 9 (vertex 15).
+    QCOMPARE(g.blockSlots[0], 0u);
+    QCOMPARE(g.blockSlots[1] & ~WeightGradients::kUnplanned, 3u);
+    QCOMPARE(g.slotEntries.size(), size_t(3));
+    QCOMPARE(g.slotEntries[0], 7u | (1u | 1u << 15) << 16);
+    QCOMPARE(g.slotEntries[1], 3u | (1u | 1u << 2) << 16);
+    QCOMPARE(g.slotEntries[2], 9u | (1u << 15) << 16);
+    const std::vector<float> data(g.slotGradients.begin(), g.slotGradients.begin() + g.blockData[1]);
+    const std::vector<float> expected = {1, 13, 2, 14, 3, 15, // joint 7: x of vertices 0, 15; then y; then z
+                                         4, 7, 5, 8, 6, 9,    // joint 3: vertices 0, 2
+                                         10, 11, 12};         // joint 9: vertex 15
+    QCOMPARE(data, expected);
+    // Blocks 1 and 2 are not planned and add nothing; the padding follows the last slot's floats.
+    QVERIFY(g.blockSlots[1] & WeightGradients::kUnplanned);
+    QVERIFY(g.blockSlots[2] & WeightGradients::kUnplanned);
+    QCOMPARE(g.blockSlots[3], 3u);
+    QCOMPARE(g.blockData[3], g.blockData[1]);
+    QCOMPARE(g.slotGradients.size(), size_t(g.blockData[3]) + WeightGradients::kSlotGradientPadding);
+    // A block of many terms that share few joints is planned; one joint per vertex across a block is not (each slot
+    // would run sixteen lanes for one term).
+    WeightGradients wide;
+    wide.offsets.assign(17, 0);
+    for (size_t v = 0; v < 16; ++v) {
+        wide.joints.push_back(uint16_t(v));
+        wide.gradients.push_back({1, 0, 0});
+        wide.offsets[v + 1] = uint32_t(v + 1);
+    }
+    planGradientBlocks(wide);
+    QVERIFY(wide.blockSlots[0] & WeightGradients::kUnplanned);
 }
 
 void TestSkinning::morphThenSkinOrder()
@@ -962,6 +1021,54 @@ void TestSkinning::methodKernelsStreamLargeJobsIntoTheirRangeOnly()
                 }
             }
     }
+}
+
+void TestSkinning::jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan()
+{
+    if (!linearKernelAvailable(LinearKernel::Avx2))
+        QSKIP("this CPU has no AVX2+FMA");
+    PosedJob pj(20000, 30, 4, 29);
+    pj.job.method = Method::Jacobian;
+    const WeightGradients& planned = pj.runtime.meshes[0].gradients;
+    // The benchmark sheet's blocks are all planned: the kernels' block path is what runs.
+    const size_t blocks = planned.blockSlots.size() - 1;
+    for (size_t b = 0; b < blocks; ++b)
+        QVERIFY2(!(planned.blockSlots[b] & WeightGradients::kUnplanned), qPrintable(QString::number(b)));
+    WeightGradients mixed = planned; // every third block left to the per-vertex lists
+    for (size_t b = 0; b < blocks; b += 3)
+        mixed.blockSlots[b] |= WeightGradients::kUnplanned;
+    WeightGradientsView none = planned.view();
+    none.blockSlots = {};
+    none.blockData = {};
+    none.slotEntries = {};
+    none.slotGradients = {};
+    const size_t n = pj.size();
+    Outputs ref(n, true);
+    ref.attach(pj.job);
+    runMethodKernel(pj.job, LinearKernel::Scalar);
+    for (LinearKernel kernel : methodSimdKernels(Method::Jacobian))
+        for (const WeightGradientsView& view : {planned.view(), mixed.view(), none})
+            for (const auto& [first, last] : {std::pair<size_t, size_t>{0, n}, {9, n - 7}}) {
+                pj.job.gradients = view;
+                pj.job.first = first;
+                pj.job.last = last;
+                QVERIFY(pj.job.validate());
+                Outputs out(n, true);
+                out.attach(pj.job);
+                runMethodKernel(pj.job, kernel);
+                QString why;
+                for (size_t v = first; v < last; ++v)
+                    if (!matches(out, ref, v, &why))
+                        QFAIL(qPrintable(QStringLiteral("%1, plan %2, [%3, %4): vertex %5: %6")
+                                             .arg(QString::fromLatin1(linearKernelName(kernel).data()))
+                                             .arg(view.blockSlots.empty() ? "none" : view.blockSlots.data() == planned.blockSlots.data() ? "all" : "mixed")
+                                             .arg(first).arg(last).arg(v).arg(why)));
+            }
+    // A plan of another vertex count is refused.
+    WeightGradientsView wrong = planned.view();
+    wrong.blockSlots = wrong.blockSlots.first(blocks);
+    pj.job.gradients = wrong;
+    QVERIFY(!pj.job.validate());
 }
 
 void TestSkinning::methodKernelsAreUsedByRun()

@@ -8,6 +8,7 @@
 
 #include "rig/model/math.h"
 #include "rig/deform/kernels/skinning_internal.h"
+#include "rig/deform/weight_gradients.h"
 #include "rig/model/cpu_features.h"
 
 namespace rig {
@@ -492,6 +493,13 @@ bool SkinJob::validate() const
         if (gradients.offsets.size() != n + 1 || gradients.joints.size() != gradients.gradients.size())
             return false;
         if (gradients.offsets.back() > gradients.joints.size())
+            return false;
+        // The block plan, where given, covers this mesh (its contents are the builder's: planGradientBlocks).
+        const size_t blocks = (n + 15) / 16;
+        if (!gradients.blockSlots.empty() &&
+            (gradients.blockSlots.size() != blocks + 1 || gradients.blockData.size() != blocks + 1 ||
+             (gradients.blockSlots.back() & ~WeightGradients::kUnplanned) != gradients.slotEntries.size() ||
+             size_t(gradients.blockData.back()) + WeightGradients::kSlotGradientPadding != gradients.slotGradients.size()))
             return false;
     }
     return true;

@@ -41,10 +41,16 @@ enum SkinFlag : uint8_t {
 
 /// Weight gradients for the jacobian method, CSR per vertex: for vertex v, entries [offsets[v], offsets[v+1])
 /// hold (palette joint, ∇w of that joint) for every joint whose weight varies around v (see weight_gradients.h).
+/// The same terms by blocks of 16 vertices (WeightGradients' block plan, read by the SIMD kernels) may come with them;
+/// empty: the kernels read the lists above.
 struct WeightGradientsView {
     std::span<const uint32_t> offsets;
     std::span<const uint16_t> joints;
     std::span<const glm::vec3> gradients;
+    std::span<const uint32_t> blockSlots;
+    std::span<const uint32_t> blockData;
+    std::span<const uint32_t> slotEntries;
+    std::span<const float> slotGradients;
 };
 
 /// Skins vertices [first, last) of one mesh with one method. A stateless job: validate(), then run().

@@ -19,8 +19,28 @@ struct WeightGradients {
     std::vector<uint16_t> joints;
     std::vector<glm::vec3> gradients;
 
-    WeightGradientsView view() const { return {offsets, joints, gradients}; }
+    /// The same terms by blocks of 16 vertices (block b: vertices 16 b .. 16 b + 15), for the SIMD kernels, which run
+    /// a planned block's terms with one vertex per lane: J's columns gain (M_j p) ∇w_j[c] for every joint j of the
+    /// block at once, in the lanes of the vertices that list it. A block's slotEntries are the distinct joints of its
+    /// vertices' lists, in order of first appearance (vertex by vertex, each list in order); a slot is its joint and
+    /// the vertices that list it (bit q: vertex 16 b + q), and its gradients in slotGradients: the x of those
+    /// vertices in vertex order, then their y, then their z. A block whose slotEntries would cost more than its terms one by
+    /// one (see kMaxSlotsPerBlock and the rule in buildWeightGradients) is marked kUnplanned: the kernels read its
+    /// vertices' lists. slotGradients has kSlotGradientPadding floats after the last slot's (a kernel may load a whole
+    /// register from a slot's last floats).
+    static constexpr uint32_t kUnplanned = 1u << 31;
+    static constexpr size_t kMaxSlotsPerBlock = 16;
+    static constexpr size_t kSlotGradientPadding = 16;
+    std::vector<uint32_t> blockSlots; ///< blocks + 1: the block's first slot, | kUnplanned (the end: blockSlots[b + 1])
+    std::vector<uint32_t> blockData;  ///< blocks + 1: the block's first float in slotGradients
+    std::vector<uint32_t> slotEntries;      ///< joint | vertex mask << 16
+    std::vector<float> slotGradients;
+
+    WeightGradientsView view() const { return {offsets, joints, gradients, blockSlots, blockData, slotEntries, slotGradients}; }
 };
+
+/// Fills the block plan of `g` from its lists (vertexCount = g.offsets.size() - 1).
+void planGradientBlocks(WeightGradients& g);
 
 /// positions: rest (bind-space) positions; joints/weights: the runtime stream with K per vertex.
 WeightGradients buildWeightGradients(std::span<const glm::vec3> positions, std::span<const uint32_t> indices,

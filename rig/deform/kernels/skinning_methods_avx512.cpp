@@ -34,6 +34,7 @@
 
 #include "rig/deform/kernels/avx512_math.h"
 #include "rig/deform/kernels/skinning_internal.h"
+#include "rig/deform/weight_gradients.h"
 #include "rig/model/math.h"
 
 namespace rig::detail {
@@ -46,6 +47,8 @@ struct Constants : BlockLayout {
     __m512i vectors3[4];   // group g: lane 4q + c <- float (o_g + 3 q + c) (lane 4q + 3: masked to 0 after)
     __m512i weight4[4];    // K = 4, slot i: lane l <- weight (4 (l / 4) + i) of the group
     __m512i weight8[8];    // K = 8, slot i: lane l <- weight (8 (l / 4) + i) of the group (two sources)
+    __m512i laneOrder;     // lane l <- vertex (4 (l % 4) + l / 4) of a block: vertex order to transpose4's lane order
+    alignas(64) int32_t iota[16]; // 0 .. 15
 };
 
 Constants makeConstants()
@@ -68,6 +71,11 @@ Constants makeConstants()
             idx[l] = 8 * (l / 4) + i;
         k.weight8[i] = _mm512_load_si512(idx);
     }
+    for (int l = 0; l < 16; ++l)
+        idx[l] = 4 * (l % 4) + l / 4;
+    k.laneOrder = _mm512_load_si512(idx);
+    for (int l = 0; l < 16; ++l)
+        k.iota[l] = l;
     return k;
 }
 
@@ -155,6 +163,11 @@ struct Context {
     const uint16_t* gradJoints;
     const float* gradients;
     uint8_t fallbackFlags; // joint flags that send a vertex to the per-vertex kernel (0: none in this palette)
+    // The jacobian's block plan (WeightGradients): null when the job has none.
+    const uint32_t* blockSlots;
+    const uint32_t* blockData;
+    const uint32_t* slotEntries;
+    const float* slotGradients;
 };
 
 /// One group's outputs: (x y z _) per 128-bit lane; `bad`: lanes of vertices flagged singular (inverse-transpose).
@@ -354,6 +367,117 @@ RS_INLINE bool dqBlockSoa(const Context& c, size_t v, BlockOut& out)
     return true;
 }
 
+/// A block vertex mask (bit q: vertex q) in transpose4's lane order (vertex q in lane 4 (q % 4) + q / 4), by bytes.
+struct LaneMasks {
+    uint16_t low[256], high[256];
+};
+
+constexpr LaneMasks makeLaneMasks()
+{
+    LaneMasks m{};
+    for (int b = 0; b < 256; ++b)
+        for (int q = 0; q < 8; ++q)
+            if (b >> q & 1) {
+                m.low[b] = uint16_t(m.low[b] | 1u << (4 * (q % 4) + q / 4));
+                m.high[b] = uint16_t(m.high[b] | 1u << (4 * ((q + 8) % 4) + (q + 8) / 4));
+            }
+    return m;
+}
+
+inline constexpr LaneMasks kLaneMasks = makeLaneMasks();
+
+/// x0 v.x + x1 v.y + x2 v.z per lane.
+RS_INLINE Soa3 combineSoa(const Soa3& x0, const Soa3& x1, const Soa3& x2, const Soa3& v)
+{
+    return {_mm512_fmadd_ps(x2.x, v.z, _mm512_fmadd_ps(x1.x, v.y, _mm512_mul_ps(x0.x, v.x))),
+            _mm512_fmadd_ps(x2.y, v.z, _mm512_fmadd_ps(x1.y, v.y, _mm512_mul_ps(x0.y, v.x))),
+            _mm512_fmadd_ps(x2.z, v.z, _mm512_fmadd_ps(x1.z, v.y, _mm512_mul_ps(x0.z, v.x)))};
+}
+
+/// The jacobian of a planned block (WeightGradients' block plan, slots [s0, s1)), one vertex per lane: A blended per
+/// vertex and transposed like dqBlockSoa's stretches; then per slot q = M_j p for all sixteen vertices (twelve
+/// broadcasts of the joint's matrix, nine FMAs) and J's columns gain q ∇w_j[c] in the lanes of the vertices that list
+/// j (nine masked FMAs; the gradients expanded from the slot's packed floats into vertex order, then permuted to the
+/// lanes). Each vertex's terms are added in slot order, where the per-vertex path adds them in its list's order: the
+/// same terms, rounded in another order. Then cof(J) n, J t and A p as plain FMAs per lane.
+template <int K, bool kTangents, bool kPositions>
+RS_INLINE void jacobianBlockSoa(const Context& c, size_t v, uint32_t s0, uint32_t s1, BlockOut& out)
+{
+    const Constants& k = c.k;
+    const uint16_t* j = c.joints + K * v;
+    const float* w = c.weights + K * v;
+    Columns a[4];
+    for (int g = 0; g < 4; ++g)
+        a[g] = blendGroup<K>(c.pal, j + 4 * K * g, w + 4 * K * g);
+    __m512 unused0, unused1, unused2, unused3;
+    Soa3 col[3];
+    for (int i = 0; i < 3; ++i)
+        transpose4(a[0].x[i], a[1].x[i], a[2].x[i], a[3].x[i], col[i].x, col[i].y, col[i].z, unused0);
+    __m512 ip[3];
+    for (int z = 0; z < 3; ++z)
+        ip[z] = _mm512_loadu_ps(c.inP + 3 * v + 16 * z);
+    Soa3 p;
+    transpose4(vectors<0>(k, ip), vectors<1>(k, ip), vectors<2>(k, ip), vectors<3>(k, ip), p.x, p.y, p.z, unused1);
+    __m512 o[4];
+    if constexpr (kPositions) {
+        Soa3 t;
+        transpose4(a[0].x[3], a[1].x[3], a[2].x[3], a[3].x[3], t.x, t.y, t.z, unused2);
+        const Soa3 op = combineSoa(col[0], col[1], col[2], p) + t;
+        transpose4(op.x, op.y, op.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
+        for (int z = 0; z < 3; ++z)
+            out.p[z] = _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]);
+    }
+    const float* d = c.slotGradients + c.blockData[v / 16];
+    // In a register: an expand whose source is memory runs about ten times slower on Intel (Sapphire Rapids; measured:
+    // three a slot took 40% of the kernel), and GCC folds a load of a constant into it.
+    __m512i iota = _mm512_load_si512(k.iota);
+    __asm__("" : "+v"(iota));
+    for (uint32_t s = s0; s < s1; ++s) {
+        const uint32_t slot = c.slotEntries[s];
+        const float* m = c.pal[slot & 0xFFFFu].m;
+        const auto vertices = __mmask16(slot >> 16);
+        const auto lanes = __mmask16(kLaneMasks.low[vertices & 0xFFu] | kLaneMasks.high[vertices >> 8]);
+        const int count = __builtin_popcount(vertices);
+        auto row = [&](int r) RS_INLINE_LAMBDA {
+            return _mm512_fmadd_ps(_mm512_set1_ps(m[8 + r]), p.z,
+                                   _mm512_fmadd_ps(_mm512_set1_ps(m[4 + r]), p.y,
+                                                   _mm512_fmadd_ps(_mm512_set1_ps(m[r]), p.x, _mm512_set1_ps(m[12 + r]))));
+        };
+        const Soa3 q{row(0), row(1), row(2)};
+        // Lane l's vertex's place among the slot's vertices: the gradients are three plain loads and a permute each.
+        const __m512i place = _mm512_permutexvar_epi32(k.laneOrder, _mm512_maskz_expand_epi32(vertices, iota));
+        for (int i = 0; i < 3; ++i) {
+            const __m512 g = _mm512_permutexvar_ps(place, _mm512_loadu_ps(d + i * count));
+            col[i].x = _mm512_mask3_fmadd_ps(q.x, g, col[i].x, lanes);
+            col[i].y = _mm512_mask3_fmadd_ps(q.y, g, col[i].y, lanes);
+            col[i].z = _mm512_mask3_fmadd_ps(q.z, g, col[i].z, lanes);
+        }
+        d += 3 * count;
+    }
+    // cof(J) n = n.x (J1 x J2) + n.y (J2 x J0) + n.z (J0 x J1).
+    __m512 in[3];
+    for (int z = 0; z < 3; ++z)
+        in[z] = _mm512_loadu_ps(c.inN + 3 * v + 16 * z);
+    Soa3 n;
+    transpose4(vectors<0>(k, in), vectors<1>(k, in), vectors<2>(k, in), vectors<3>(k, in), n.x, n.y, n.z, unused3);
+    const Soa3 on =
+        normalizeSoa(combineSoa(crossSoa(col[1], col[2]), crossSoa(col[2], col[0]), crossSoa(col[0], col[1]), n));
+    transpose4(on.x, on.y, on.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
+    for (int z = 0; z < 3; ++z)
+        out.n[z] = _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]);
+    if constexpr (kTangents) {
+        const float* t = c.inT + 4 * v;
+        Soa3 tin;
+        __m512 tw;
+        transpose4(_mm512_loadu_ps(t), _mm512_loadu_ps(t + 16), _mm512_loadu_ps(t + 32), _mm512_loadu_ps(t + 48), tin.x,
+                   tin.y, tin.z, tw);
+        const Soa3 ot = normalizeSoa(combineSoa(col[0], col[1], col[2], tin));
+        transpose4(ot.x, ot.y, ot.z, tw, out.t[0], out.t[1], out.t[2], out.t[3]); // w copied from the input
+    }
+    if (c.outFlags)
+        std::memset(c.outFlags + v, SkinFlagNone, 16);
+}
+
 template <Method M, int K, bool kTangents, bool kPositions, int G>
 RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], const __m512 (&in)[3], const __m512 (&it)[4],
                          GroupOut& o)
@@ -504,10 +628,20 @@ RS_INLINE bool skinBlock(const Context& c, size_t v, BlockOut& out)
         for (int i = 0; i < 16 * K; ++i)
             if (w[i] != 0.0f && (c.tables.jointFlags[j[i]] & c.fallbackFlags))
                 return false;
-    if constexpr (M == Method::DualQuaternion)
+    if constexpr (M == Method::DualQuaternion) {
         return dqBlockSoa<K, kTangents, kPositions>(c, v, out);
-    else
+    } else {
+        if constexpr (M == Method::Jacobian)
+            if (c.blockSlots && v % 16 == 0) {
+                const uint32_t s0 = c.blockSlots[v / 16];
+                if (!(s0 & WeightGradients::kUnplanned)) {
+                    jacobianBlockSoa<K, kTangents, kPositions>(c, v, s0, c.blockSlots[v / 16 + 1] & ~WeightGradients::kUnplanned,
+                                                               out);
+                    return true;
+                }
+            }
         return skinGroups<M, K, kTangents, kPositions>(c, v, out);
+    }
 }
 
 template <int K>
@@ -574,16 +708,36 @@ private:
     LineWriter<4, kStream> m_t;
 };
 
+/// The jacobian's block plan of block b (its slots and their gradients, ~1 KB a block on the benchmark rig): the
+/// hardware prefetchers left the gradient loads waiting on memory at 1M vertices (a third of the kernel's samples).
+RS_INLINE void prefetchSlots(const Context& c, size_t b)
+{
+    _mm_prefetch(reinterpret_cast<const char*>(c.slotEntries + (c.blockSlots[b] & ~WeightGradients::kUnplanned)), _MM_HINT_T0);
+    const char* begin = reinterpret_cast<const char*>(c.slotGradients + c.blockData[b]);
+    const char* end = reinterpret_cast<const char*>(c.slotGradients + c.blockData[b + 1]);
+    for (const char* a = begin; a < end; a += 64)
+        _mm_prefetch(a, _MM_HINT_T0);
+}
+
 template <Method M, int K, bool kTangents, bool kPositions, bool kStream>
 void run(const SkinJob& job, const Context& c, size_t first, size_t last)
 {
     size_t v = first;
+    if constexpr (M == Method::Jacobian)
+        if (c.blockSlots && v % 16 != 0) { // the plan's blocks start at multiples of 16: the few before, per vertex
+            v = std::min(last, (v + 15) / 16 * 16);
+            runMethodAvx2(job, c.pal, c.tables, first, v);
+        }
     while (v + 16 <= last) {
         // A run of blocks, up to the first one skinBlock declines (it goes through the per-vertex kernel).
         BlockWriter<kTangents, kPositions, kStream> out(c, v);
         for (; v + 16 <= last; v += 16) {
-            if (v + 16 * (kPrefetchBlocks + 1) <= last)
+            if (v + 16 * (kPrefetchBlocks + 1) <= last) {
                 prefetchInputs<K>(c, v + 16 * kPrefetchBlocks, kTangents);
+                if constexpr (M == Method::Jacobian)
+                    if (c.blockSlots)
+                        prefetchSlots(c, v / 16 + kPrefetchBlocks);
+            }
             BlockOut o;
             if (!skinBlock<M, K, kTangents, kPositions>(c, v, o))
                 break;
@@ -670,7 +824,11 @@ void runMethodAvx512(const SkinJob& job, const PaletteMatrix* pal, const MethodT
                     job.gradients.offsets.data(),
                     job.gradients.joints.data(),
                     reinterpret_cast<const float*>(job.gradients.gradients.data()),
-                    fallback};
+                    fallback,
+                    job.gradients.blockSlots.empty() ? nullptr : job.gradients.blockSlots.data(),
+                    job.gradients.blockData.data(),
+                    job.gradients.slotEntries.data(),
+                    job.gradients.slotGradients.data()};
     if (job.influencesPerVertex == 8)
         runK<8>(job, c, first, last);
     else
