@@ -18,6 +18,7 @@
 
 #include "rig/deform/kernels/avx2_math.h"
 #include "rig/deform/kernels/skinning_internal.h"
+#include "rig/deform/weight_gradients.h"
 #include "rig/model/math.h"
 
 namespace rig::detail {
@@ -495,6 +496,89 @@ RS_INLINE bool dqBlock8(const float* inP, const float* inN, const MethodTables& 
     return true;
 }
 
+/// For the jacobian's block plan: per 8-bit vertex mask of half a block, lane l's place among the mask's vertices
+/// (vertex kVertexOfLane[l]; the compact gradients hold the mask's vertices in order) and whether it is one of them.
+struct HalfMaskTables {
+    int32_t place[256][8];
+    int32_t member[256][8];
+};
+
+constexpr HalfMaskTables makeHalfMaskTables()
+{
+    constexpr int kVertexOfLane[8] = {0, 2, 4, 6, 1, 3, 5, 7}; // the inverse of kLaneOfVertex
+    HalfMaskTables t{};
+    for (int m = 0; m < 256; ++m)
+        for (int l = 0; l < 8; ++l) {
+            const int q = kVertexOfLane[l];
+            int rank = 0;
+            for (int i = 0; i < q; ++i)
+                rank += m >> i & 1;
+            t.place[m][l] = (m >> q & 1) ? rank : 0;
+            t.member[m][l] = (m >> q & 1) ? -1 : 0;
+        }
+    return t;
+}
+
+alignas(32) inline constexpr HalfMaskTables kHalfMasks = makeHalfMaskTables();
+
+/// The jacobian of half a planned block (vertices v .. v + 7, half `half` of its block of 16; slots [s0, s1) and
+/// their gradients from d: WeightGradients' block plan), one vertex per lane as the AVX-512 kernel's jacobianBlockSoa:
+/// A blended per pair and transposed; per slot with vertices in this half, q = M_j p for the eight (zero in the lanes
+/// of the others) and J's columns gain q ∇w_j[c], the gradients placed in their lanes by one permute each.
+template <int K>
+RS_INLINE void jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, const Writer& out, size_t v, int half,
+                              uint32_t s0, uint32_t s1, const float* d)
+{
+    const uint16_t* j = job.joints.data() + K * v;
+    const float* w = job.weights.data() + K * v;
+    const float* inP = reinterpret_cast<const float*>(job.positions.data());
+    const float* inN = reinterpret_cast<const float*>(job.normals.data());
+    const uint32_t* slots = job.gradients.slotEntries.data();
+    Pair34 a[4];
+    for (int p = 0; p < 4; ++p)
+        a[p] = blendPair<K>(pal, j + 2 * K * p, w + 2 * K * p);
+    Soa8 col[3] = {columnSoa(a[0].c0, a[1].c0, a[2].c0, a[3].c0), columnSoa(a[0].c1, a[1].c1, a[2].c1, a[3].c1),
+                   columnSoa(a[0].c2, a[1].c2, a[2].c2, a[3].c2)};
+    const Soa8 p = load3x8(inP, v, out.last);
+    const __m256 zero = _mm256_setzero_ps();
+    Soa8 pos{zero, zero, zero};
+    if (out.p)
+        pos = combine(col[0], col[1], col[2], p) + columnSoa(a[0].t, a[1].t, a[2].t, a[3].t);
+    for (uint32_t s = s0; s < s1; ++s) {
+        const uint32_t slot = slots[s];
+        const uint32_t vertices = slot >> 16;
+        const uint32_t mine = (vertices >> (8 * half)) & 0xFFu;
+        const int count = __builtin_popcount(vertices);
+        const float* g = d + (half ? __builtin_popcount(vertices & 0xFFu) : 0);
+        d += 3 * count;
+        if (!mine)
+            continue;
+        const float* m = pal[slot & 0xFFFFu].m;
+        const __m256 member = _mm256_load_ps(reinterpret_cast<const float*>(kHalfMasks.member[mine]));
+        auto row = [&](int r) __attribute__((always_inline)) {
+            return _mm256_and_ps(member, _mm256_fmadd_ps(_mm256_broadcast_ss(m + 8 + r), p.z,
+                                                         _mm256_fmadd_ps(_mm256_broadcast_ss(m + 4 + r), p.y,
+                                                                         _mm256_fmadd_ps(_mm256_broadcast_ss(m + r), p.x,
+                                                                                         _mm256_broadcast_ss(m + 12 + r)))));
+        };
+        const Soa8 q{row(0), row(1), row(2)}; // zero outside the slot's vertices: their gradients there are others'
+        const __m256i place = _mm256_load_si256(reinterpret_cast<const __m256i*>(kHalfMasks.place[mine]));
+        for (int i = 0; i < 3; ++i) {
+            const __m256 gi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(g + i * count), place);
+            col[i] = {_mm256_fmadd_ps(q.x, gi, col[i].x), _mm256_fmadd_ps(q.y, gi, col[i].y), _mm256_fmadd_ps(q.z, gi, col[i].z)};
+        }
+    }
+    const Soa8 n = normalizeSoa(combine(crossSoa(col[1], col[2]), crossSoa(col[2], col[0]), crossSoa(col[0], col[1]),
+                                        load3x8(inN, v, out.last)));
+    Soa8 tan{zero, zero, zero};
+    __m256 tRaw[4] = {zero, zero, zero, zero};
+    if (out.t)
+        tan = normalizeSoa(combine(col[0], col[1], col[2], loadTangents8(out.inT, v, tRaw)));
+    const uint8_t flags[8] = {SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone,
+                              SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone};
+    writeBlock8(out, v, pos, n, tan, tRaw, flags);
+}
+
 /// Positions alone (ozz's positions-only job): in a function of its own, so that the register allocation of the
 /// other methods' blocks in run() cannot touch this short loop (it did: 500 -> 400 M vertices/s when the dual
 /// quaternion block was added there).
@@ -581,7 +665,8 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         const uint32_t* off = job.gradients.offsets.data();
         const uint16_t* gj = job.gradients.joints.data();
         const float* gg = reinterpret_cast<const float*>(job.gradients.gradients.data()); // may be empty
-        for (size_t v = first; v < last; ++v) {
+        auto perVertex = [&](size_t from, size_t to) {
+            for (size_t v = from; v < to; ++v) {
             const Affine34 a = blend<K>(pal, joints + K * v, weights + K * v);
             const float* p = inP + 3 * v;
             Affine34 jac = a;
@@ -598,7 +683,35 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
             }
             out.write(v, a.point(p), normalize3(jac.cofactorTimes(inN + 3 * v)), tangents ? normalize3(jac.dir(tangentIn(v))) : zero,
                       SkinFlagNone);
+            }
+        };
+        const std::span<const uint32_t> plan = job.gradients.blockSlots;
+        if (plan.empty()) {
+            perVertex(first, last);
+            break;
         }
+        // Halves of the plan's blocks, eight vertices from a multiple of 8; the rest, and unplanned blocks, per vertex.
+        size_t v = std::min(last, (first + 7) / 8 * 8);
+        perVertex(first, v);
+        const size_t blocks = plan.size() - 1;
+        for (; v + 8 <= last; v += 8) {
+            const size_t b = v / 16;
+            if (v % 16 == 0 && b + 8 < blocks) {
+                // The plan's gradients eight blocks ahead (~1 KB a block on the benchmark rig): without, the kernel
+                // waited on them at 1M vertices (as the AVX-512 one, prefetchSlots).
+                const char* from = reinterpret_cast<const char*>(job.gradients.slotGradients.data() + job.gradients.blockData[b + 8]);
+                const char* to = reinterpret_cast<const char*>(job.gradients.slotGradients.data() + job.gradients.blockData[b + 9]);
+                for (; from < to; from += 64)
+                    _mm_prefetch(from, _MM_HINT_T0);
+            }
+            if (plan[b] & WeightGradients::kUnplanned) {
+                perVertex(v, v + 8);
+                continue;
+            }
+            jacobianBlock8<K>(job, pal, out, v, int(v / 8 % 2), plan[b], plan[b + 1] & ~WeightGradients::kUnplanned,
+                              job.gradients.slotGradients.data() + job.gradients.blockData[b]);
+        }
+        perVertex(v, last);
         break;
     }
     case Method::DualQuaternion: {
