@@ -306,6 +306,7 @@ private slots:
     void methodKernelsMatchScalar();
     void methodKernelsWriteOnlyTheirRange();
     void methodKernelsStreamLargeJobsIntoTheirRangeOnly();
+    void positionsAloneKernelsMatchScalarInTheirRangeOnly();
     void methodKernelsAreUsedByRun();
     void optionalOutputsAreLeftOutAndTheRestIsTheSame();
     void linearKernelsFallBackOnNonFinitePalette();
@@ -850,7 +851,7 @@ std::vector<LinearKernel> methodSimdKernels(Method m)
     std::vector<LinearKernel> out;
     if (linearKernelAvailable(LinearKernel::Avx2))
         out.push_back(LinearKernel::Avx2);
-    if (linearKernelAvailable(LinearKernel::Avx512) && linearKernelAvailable(LinearKernel::Avx2) && m != Method::PositionsOnly)
+    if (linearKernelAvailable(LinearKernel::Avx512) && linearKernelAvailable(LinearKernel::Avx2))
         out.push_back(LinearKernel::Avx512);
     return out;
 }
@@ -1021,6 +1022,57 @@ void TestSkinning::methodKernelsStreamLargeJobsIntoTheirRangeOnly()
                 }
             }
     }
+}
+
+void TestSkinning::positionsAloneKernelsMatchScalarInTheirRangeOnly()
+{
+    if (!linearKernelAvailable(LinearKernel::Avx2))
+        QSKIP("this CPU has no AVX2+FMA");
+    // positions-only without frame outputs (ozz's positions-only job): every kernel against the scalar path, K = 4 and
+    // 8, ranges at several phases of the 16-vertex blocks and lines, arrays at two alignments, a small job and one whose
+    // output passes kStreamingOutputBytes (800k vertices x 12 bytes: written as non-temporal lines).
+    for (size_t vertices : {size_t(700), size_t(800000)})
+        for (int k : {4, 8}) {
+            if (vertices > 1000 && k == 8)
+                continue;
+            PosedJob pj(vertices, 20, k, 31);
+            pj.job.method = Method::PositionsOnly;
+            const size_t n = pj.size();
+            if (vertices > 1000)
+                QVERIFY(n * 12 >= detail::kStreamingOutputBytes);
+            Outputs ref(n, true);
+            ref.attach(pj.job);
+            pj.job.outNormals = {};
+            pj.job.outTangents = {};
+            runMethodKernel(pj.job, LinearKernel::Scalar);
+            for (LinearKernel kernel : methodSimdKernels(Method::PositionsOnly))
+                for (size_t offset : {size_t(0), size_t(1)})
+                    for (const auto& [first, last] :
+                         {std::pair<size_t, size_t>{0, n}, {5, 21}, {17, 18}, {3, n - 67}, {16, n - 1}}) {
+                        Outputs out(n, true, offset);
+                        out.attach(pj.job);
+                        pj.job.outNormals = {};
+                        pj.job.outTangents = {};
+                        pj.job.first = first;
+                        pj.job.last = last;
+                        QVERIFY(pj.job.validate());
+                        runMethodKernel(pj.job, kernel);
+                        for (size_t v = 0; v < n; ++v) {
+                            const glm::vec3 a = out.p[offset + v], r = ref.p[v];
+                            const bool inside = v >= first && v < last;
+                            const bool ok = inside ? glm::length(a - r) <= 1e-5f * std::max(1.0f, glm::length(r)) &&
+                                                         out.f[offset + v] == SkinFlagNone
+                                                   : a == glm::vec3(Outputs::kSentinel) && out.f[offset + v] == 0xAB;
+                            if (!ok)
+                                QFAIL(qPrintable(QStringLiteral("%1, %2 vertices, K=%3, offset %4, [%5, %6): vertex %7 %8")
+                                                     .arg(QString::fromLatin1(linearKernelName(kernel).data()))
+                                                     .arg(n).arg(k).arg(offset).arg(first).arg(last).arg(v)
+                                                     .arg(inside ? "wrong" : "written")));
+                            if (!inside || out.n[offset + v] != glm::vec3(Outputs::kSentinel))
+                                QVERIFY(out.n[offset + v] == glm::vec3(Outputs::kSentinel)); // frames never written
+                        }
+                    }
+        }
 }
 
 void TestSkinning::jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan()

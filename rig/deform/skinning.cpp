@@ -434,7 +434,7 @@ void runMethodKernel(const SkinJob& job, LinearKernel k)
     const size_t last = std::min(job.last, job.positions.size());
     if (job.first >= last)
         return;
-    // positions-only has AVX2 kernels only (an AVX-512 machine runs those); the others have both.
+    // The AVX-512 method kernels hand some blocks to the AVX2 ones: AVX-512 only where both are there.
     if (k == LinearKernel::Avx512 && !(detail::hasMethodAvx512(job.method) && linearKernelAvailable(LinearKernel::Avx2)))
         k = LinearKernel::Avx2;
     if (k != LinearKernel::Scalar && runMethodSimd(job, k, job.first, last))

@@ -30,6 +30,8 @@ inline constexpr size_t kStreamingOutputBytes = size_t(8) << 20;
 /// Method::Linear, K = 4 or 8, on [first, last); `pal` from buildCompactPalette.
 void runLinearAvx2(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last);
 void runLinearAvx512(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last);
+/// Method::PositionsOnly without normal and tangent outputs (positions alone), AVX-512.
+void runPositionsAvx512(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last);
 
 /// What the other methods read besides the compact palette, per palette entry, in per-thread buffers.
 struct MethodTables {
@@ -59,7 +61,8 @@ bool buildMethodTables(std::span<const JointFrame> palette, Method m, MethodTabl
 /// Every method but Linear and Rebuilt, K = 4 or 8, on [first, last), AVX2 + FMA.
 void runMethodAvx2(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first, size_t last);
 
-/// Whether `m` has an AVX-512 kernel (cofactor, inverse-transpose, blend-inverse-transpose, dual-quaternion, jacobian).
+/// Whether `m` has an AVX-512 kernel (positions-only, cofactor, inverse-transpose, blend-inverse-transpose,
+/// dual-quaternion, jacobian).
 bool hasMethodAvx512(Method m);
 
 /// Those methods, K = 4 or 8, on [first, last), AVX-512 (16-vertex blocks; the blocks with a flagged vertex and the

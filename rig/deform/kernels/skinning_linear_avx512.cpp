@@ -179,6 +179,82 @@ void run(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last
         _mm_sfence(); // non-temporal stores are weakly ordered: complete them before the caller signals "done"
 }
 
+// Positions alone (positions-only without normal and tangent outputs: ozz's positions-only job), 16 vertices a block
+// as skinBlock without the frames: per group the four blended matrices transposed, three FMAs against the spread
+// positions, then packed; the same lines written the same way.
+template <int K>
+RS_INLINE void positionsBlock(const Constants& k, const PaletteMatrix* pal, const uint16_t* j, const float* w, const float* p,
+                              __m512 (&out)[3])
+{
+    const __m512 ip[3] = {_mm512_loadu_ps(p), _mm512_loadu_ps(p + 16), _mm512_loadu_ps(p + 32)};
+    __m512 q[4];
+    auto group = [&]<int G>() RS_INLINE_LAMBDA {
+        constexpr int v = 4 * G;
+        const __m512 a0 = blendMatrix<K>(pal, j + K * (v + 0), w + K * (v + 0));
+        const __m512 a1 = blendMatrix<K>(pal, j + K * (v + 1), w + K * (v + 1));
+        const __m512 a2 = blendMatrix<K>(pal, j + K * (v + 2), w + K * (v + 2));
+        const __m512 a3 = blendMatrix<K>(pal, j + K * (v + 3), w + K * (v + 3));
+        const __m512 t0 = _mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(1, 0, 1, 0));
+        const __m512 t1 = _mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(3, 2, 3, 2));
+        const __m512 t2 = _mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(1, 0, 1, 0));
+        const __m512 t3 = _mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(3, 2, 3, 2));
+        q[G] = _mm512_fmadd_ps(_mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(2, 0, 2, 0)), spread3<G>(ip, k.spread3[G][2]),
+                               _mm512_fmadd_ps(_mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(3, 1, 3, 1)), spread3<G>(ip, k.spread3[G][1]),
+                                               _mm512_fmadd_ps(_mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(2, 0, 2, 0)),
+                                                               spread3<G>(ip, k.spread3[G][0]),
+                                                               _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(3, 1, 3, 1)))));
+    };
+    group.template operator()<0>();
+    group.template operator()<1>();
+    group.template operator()<2>();
+    group.template operator()<3>();
+    for (int z = 0; z < 3; ++z)
+        out[z] = _mm512_permutex2var_ps(q[z], k.pack[z], q[z + 1]);
+}
+
+template <int K, bool kStream>
+void runPositions(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last)
+{
+    const Constants& k = constants();
+    const uint16_t* joints = job.joints.data();
+    const float* weights = job.weights.data();
+    const float* inP = &job.positions.data()->x;
+    float* outP = &job.outPositions.data()->x;
+    LineWriter<3, kStream> wp(outP + 3 * first);
+    size_t v = first;
+    __m512 o[3];
+    for (; v + 16 <= last; v += 16) {
+        if (v + 16 * (kPrefetchBlocks + 1) <= last) {
+            const size_t u = v + 16 * kPrefetchBlocks;
+            for (int l = 0; l < 16 * K * 2; l += 64)
+                _mm_prefetch(reinterpret_cast<const char*>(joints + K * u) + l, _MM_HINT_T0);
+            for (int l = 0; l < 16 * K * 4; l += 64)
+                _mm_prefetch(reinterpret_cast<const char*>(weights + K * u) + l, _MM_HINT_T0);
+            for (int l = 0; l < 16 * 12; l += 64)
+                _mm_prefetch(reinterpret_cast<const char*>(inP + 3 * u) + l, _MM_HINT_T0);
+        }
+        positionsBlock<K>(k, pal, joints + K * v, weights + K * v, inP + 3 * v, o);
+        wp.put(o);
+    }
+    wp.finish();
+    if (v < last) {
+        // The last < 16 vertices through a zero-padded copy (joint 0, weight 0), as run() does.
+        const size_t r = last - v;
+        alignas(64) uint16_t tj[16 * K] = {};
+        alignas(64) float tw[16 * K] = {};
+        alignas(64) float tp[48] = {};
+        std::memcpy(tj, joints + K * v, r * K * sizeof(uint16_t));
+        std::memcpy(tw, weights + K * v, r * K * sizeof(float));
+        std::memcpy(tp, inP + 3 * v, r * 3 * sizeof(float));
+        positionsBlock<K>(k, pal, tj, tw, tp, o);
+        for (int z = 0; z < 3; ++z)
+            _mm512_store_ps(tp + 16 * z, o[z]);
+        std::memcpy(outP + 3 * v, tp, r * 3 * sizeof(float));
+    }
+    if constexpr (kStream)
+        _mm_sfence();
+}
+
 template <int K>
 void runK(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last)
 {
@@ -205,6 +281,17 @@ void runLinearAvx512(const SkinJob& job, const PaletteMatrix* pal, size_t first,
         runK<8>(job, pal, first, last);
     else
         runK<4>(job, pal, first, last);
+    if (!job.outFlags.empty())
+        std::memset(job.outFlags.data() + first, SkinFlagNone, last - first);
+}
+
+void runPositionsAvx512(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last)
+{
+    const bool stream = job.positions.size() * 12 >= kStreamingOutputBytes;
+    if (job.influencesPerVertex == 8)
+        stream ? runPositions<8, true>(job, pal, first, last) : runPositions<8, false>(job, pal, first, last);
+    else
+        stream ? runPositions<4, true>(job, pal, first, last) : runPositions<4, false>(job, pal, first, last);
     if (!job.outFlags.empty())
         std::memset(job.outFlags.data() + first, SkinFlagNone, last - first);
 }

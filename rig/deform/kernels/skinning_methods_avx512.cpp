@@ -817,13 +817,22 @@ void runK(const SkinJob& job, const Context& c, size_t first, size_t last)
 
 bool hasMethodAvx512(Method m)
 {
-    return m == Method::Cofactor || m == Method::InverseTranspose || m == Method::BlendInverseTranspose ||
-           m == Method::DualQuaternion || m == Method::Jacobian;
+    return m == Method::PositionsOnly || m == Method::Cofactor || m == Method::InverseTranspose ||
+           m == Method::BlendInverseTranspose || m == Method::DualQuaternion || m == Method::Jacobian;
 }
 
 void runMethodAvx512(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first, size_t last)
 {
     assert(hasMethodAvx512(job.method));
+    if (job.method == Method::PositionsOnly) {
+        // Positions alone run sixteen at a time beside the linear kernel; with the rest frames copied as well, the
+        // AVX2 kernel (the copy and normalisation of the frames bound it, not the blend).
+        if (job.outNormals.empty() && job.outTangents.empty())
+            runPositionsAvx512(job, pal, first, last);
+        else
+            runMethodAvx2(job, pal, tables, first, last);
+        return;
+    }
     const bool tangents = !job.tangents.empty() && !job.outTangents.empty();
     uint8_t fallback = 0;
     if (job.method == Method::BlendInverseTranspose && tables.anySingular)
