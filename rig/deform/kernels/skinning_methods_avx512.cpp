@@ -1,6 +1,6 @@
 // The normal-correct methods with AVX-512 (F + DQ + BW + VL): cofactor, inverse-transpose, blend-inverse-transpose,
-// dual-quaternion and the jacobian. Compiled with those flags only; called only when the CPU and the OS support them
-// (cpuHasAvx512), through methodKernel().
+// dual-quaternion and the jacobian (positions-only's positions alone: skinning_linear_avx512.cpp). Compiled with
+// those flags only; called only when the CPU and the OS support them (cpuHasAvx512), through methodKernel().
 //
 // Layout of the work, as in the linear kernel (skinning_linear_avx512.cpp): 16 vertices per block, four groups of four.
 // A vertex's blended 3x4 matrix is one zmm; a group's four are transposed into X_c = (column c of vertex 0 | ... | 3),
@@ -15,9 +15,10 @@
 //   in the group layout (as are the stretches S); then the block is transposed in-lane to one vertex per lane, and
 //   the normalisation, translation, cof(S) and quaternion rotations are plain FMAs (positions and tangents through
 //   S, normals through cof(S); S = (Σ w) I on a palette without stretch, MethodTables::unitStretch);
-// - jacobian: J = A + Σ_g (M_g p) ∇w_gᵀ, column c as A's plus (Σ_g ∇w_g[c] M_g) p — the sums blended per vertex
-//   (the number of gradient terms varies), then transposed like A; normals through cof(J), tangents through J,
-//   positions through A.
+// - jacobian: J = A + Σ_g (M_g p) ∇w_gᵀ. A block the weight gradients' block plan covers (WeightGradients: most
+//   are) runs one vertex per lane, joint by joint (jacobianBlockSoa); any other, column c as A's plus
+//   (Σ_g ∇w_g[c] M_g) p — the sums blended per vertex (the number of gradient terms varies), then transposed like A.
+//   Normals through cof(J), tangents through J, positions through A.
 // What only a few vertices take — a blend-inverse-transpose vertex on a singular joint, a dual-quaternion vertex on a
 // mirrored or singular joint or with a vanishing quaternion — sends its whole block to the per-vertex AVX2 kernel
 // (skinning_methods_avx2.cpp), which has those branches; so does the range's last partial block. The check runs only
