@@ -194,6 +194,30 @@ bool untouched(const Outputs& a, size_t v)
     return ok;
 }
 
+// The scalar path's outputs of the whole job with method m (its range reset to every vertex).
+Outputs scalarOutputs(PosedJob& pj, Method m)
+{
+    pj.job.method = m;
+    pj.job.first = 0;
+    pj.job.last = SIZE_MAX;
+    Outputs ref(pj.size(), true);
+    ref.attach(pj.job);
+    runMethodKernel(pj.job, LinearKernel::Scalar);
+    return ref;
+}
+
+// Inside [first, last) the scalar path's result (matches), outside untouched: empty, or the first vertex that is not.
+QString rangeMismatch(const Outputs& out, const Outputs& ref, size_t n, size_t first, size_t last)
+{
+    QString why;
+    for (size_t v = 0; v < n; ++v) {
+        const bool inside = v >= first && v < last;
+        if (inside ? !matches(out, ref, v, &why) : !untouched(out, v))
+            return QStringLiteral("vertex %1 %2").arg(v).arg(inside ? QStringLiteral("wrong: ") + why : QStringLiteral("written"));
+    }
+    return {};
+}
+
 struct SequentialScratch {
     std::vector<glm::vec3> normalSums, tangentSums, bitangentSums;
 };
@@ -833,15 +857,11 @@ void TestSkinning::linearKernelsWriteOnlyTheirRange()
                 pj.job.first = first;
                 pj.job.last = last;
                 runLinearKernel(pj.job, kernel);
-                QString why;
-                for (size_t v = 0; v < n; ++v) {
-                    const bool inside = v >= first && v < last;
-                    if (inside ? !matches(out, ref, v, &why) : !untouched(out, v))
-                        QFAIL(qPrintable(QStringLiteral("%1, offset %2, range [%3, %4): vertex %5 %6")
-                                             .arg(QString::fromLatin1(linearKernelName(kernel).data()))
-                                             .arg(offset).arg(first).arg(last).arg(v)
-                                             .arg(inside ? QStringLiteral("wrong: ") + why : QStringLiteral("written"))));
-                }
+                const QString bad = rangeMismatch(out, ref, n, first, last);
+                if (!bad.isEmpty())
+                    QFAIL(qPrintable(QStringLiteral("%1, offset %2, range [%3, %4): %5")
+                                         .arg(QString::fromLatin1(linearKernelName(kernel).data()))
+                                         .arg(offset).arg(first).arg(last).arg(bad)));
             }
 }
 
@@ -954,12 +974,7 @@ void TestSkinning::methodKernelsWriteOnlyTheirRange()
     const size_t n = pj.size();
     for (Method m : {Method::PositionsOnly, Method::Cofactor, Method::InverseTranspose, Method::BlendInverseTranspose,
                      Method::DualQuaternion, Method::Jacobian}) {
-        pj.job.method = m;
-        pj.job.first = 0;
-        pj.job.last = SIZE_MAX;
-        Outputs ref(n, true);
-        ref.attach(pj.job);
-        runMethodKernel(pj.job, LinearKernel::Scalar);
+        const Outputs ref = scalarOutputs(pj, m);
         for (LinearKernel kernel : methodSimdKernels(m))
             for (size_t offset : {size_t(0), size_t(1), size_t(3)})
                 for (const auto& [first, last] :
@@ -969,16 +984,12 @@ void TestSkinning::methodKernelsWriteOnlyTheirRange()
                     pj.job.first = first;
                     pj.job.last = last;
                     runMethodKernel(pj.job, kernel);
-                    QString why;
-                    for (size_t v = 0; v < n; ++v) {
-                        const bool inside = v >= first && v < last;
-                        if (inside ? !matches(out, ref, v, &why) : !untouched(out, v))
-                            QFAIL(qPrintable(QStringLiteral("%1 %2, offset %3, [%4, %5): vertex %6 %7")
-                                                 .arg(QString::fromLatin1(linearKernelName(kernel).data()))
-                                                 .arg(QString::fromLatin1(methodId(m).data()))
-                                                 .arg(offset).arg(first).arg(last).arg(v)
-                                                 .arg(inside ? QStringLiteral("wrong: ") + why : QStringLiteral("written"))));
-                    }
+                    const QString bad = rangeMismatch(out, ref, n, first, last);
+                    if (!bad.isEmpty())
+                        QFAIL(qPrintable(QStringLiteral("%1 %2, offset %3, [%4, %5): %6")
+                                             .arg(QString::fromLatin1(linearKernelName(kernel).data()))
+                                             .arg(QString::fromLatin1(methodId(m).data()))
+                                             .arg(offset).arg(first).arg(last).arg(bad)));
                 }
     }
 }
@@ -998,12 +1009,7 @@ void TestSkinning::methodKernelsStreamLargeJobsIntoTheirRangeOnly()
     QVERIFY(n * 40 >= detail::kStreamingOutputBytes);
     for (Method m : {Method::Cofactor, Method::InverseTranspose, Method::BlendInverseTranspose, Method::DualQuaternion,
                      Method::Jacobian}) {
-        pj.job.method = m;
-        pj.job.first = 0;
-        pj.job.last = SIZE_MAX;
-        Outputs ref(n, true);
-        ref.attach(pj.job);
-        runMethodKernel(pj.job, LinearKernel::Scalar);
+        const Outputs ref = scalarOutputs(pj, m);
         for (size_t offset : {size_t(0), size_t(1)})
             for (const auto& [first, last] : {std::pair<size_t, size_t>{7, n - 5}, {16, n}, {0, n - 16}}) {
                 Outputs out(n, true, offset);
@@ -1011,15 +1017,11 @@ void TestSkinning::methodKernelsStreamLargeJobsIntoTheirRangeOnly()
                 pj.job.first = first;
                 pj.job.last = last;
                 runMethodKernel(pj.job, LinearKernel::Avx512);
-                QString why;
-                for (size_t v = 0; v < n; ++v) {
-                    const bool inside = v >= first && v < last;
-                    if (inside ? !matches(out, ref, v, &why) : !untouched(out, v))
-                        QFAIL(qPrintable(QStringLiteral("%1, offset %2, [%3, %4): vertex %5 %6")
-                                             .arg(QString::fromLatin1(methodId(m).data()))
-                                             .arg(offset).arg(first).arg(last).arg(v)
-                                             .arg(inside ? QStringLiteral("wrong: ") + why : QStringLiteral("written"))));
-                }
+                const QString bad = rangeMismatch(out, ref, n, first, last);
+                if (!bad.isEmpty())
+                    QFAIL(qPrintable(QStringLiteral("%1, offset %2, [%3, %4): %5")
+                                         .arg(QString::fromLatin1(methodId(m).data()))
+                                         .arg(offset).arg(first).arg(last).arg(bad)));
             }
     }
 }

@@ -35,29 +35,43 @@ struct Block {
     __m512 p[3], n[3], t[4]; // positions, normals (12-byte stride), tangents (16-byte stride) of 16 vertices
 };
 
-template <int G, int K, bool kTangents>
-RS_INLINE void skinGroup(const Constants& k, const PaletteMatrix* pal, const uint16_t* j, const float* w,
-                      const __m512 (&ip)[3], const __m512 (&in)[3], const __m512 (&it)[4], __m512& op, __m512& on,
-                      __m512& ot)
+// The blended matrices of group G's four vertices, transposed: x[c] = (column c of vertex 4G | ... | 4G + 3).
+template <int G, int K>
+RS_INLINE void blendGroup(const PaletteMatrix* pal, const uint16_t* j, const float* w, __m512 (&x)[4])
 {
     constexpr int v = 4 * G;
     const __m512 a0 = blendMatrix<K>(pal, j + K * (v + 0), w + K * (v + 0));
     const __m512 a1 = blendMatrix<K>(pal, j + K * (v + 1), w + K * (v + 1));
     const __m512 a2 = blendMatrix<K>(pal, j + K * (v + 2), w + K * (v + 2));
     const __m512 a3 = blendMatrix<K>(pal, j + K * (v + 3), w + K * (v + 3));
-    // 4x4 transpose of 128-bit columns: x[c] = (column c of a0 | a1 | a2 | a3).
     const __m512 t0 = _mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(1, 0, 1, 0));
     const __m512 t1 = _mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(3, 2, 3, 2));
     const __m512 t2 = _mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(1, 0, 1, 0));
     const __m512 t3 = _mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(3, 2, 3, 2));
-    const __m512 x0 = _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(2, 0, 2, 0));
-    const __m512 x1 = _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(3, 1, 3, 1));
-    const __m512 x2 = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(2, 0, 2, 0));
-    const __m512 x3 = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(3, 1, 3, 1));
+    x[0] = _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(2, 0, 2, 0));
+    x[1] = _mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(3, 1, 3, 1));
+    x[2] = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(2, 0, 2, 0));
+    x[3] = _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(3, 1, 3, 1));
+}
 
-    op = _mm512_fmadd_ps(x2, spread3<G>(ip, k.spread3[G][2]),
-                         _mm512_fmadd_ps(x1, spread3<G>(ip, k.spread3[G][1]),
-                                         _mm512_fmadd_ps(x0, spread3<G>(ip, k.spread3[G][0]), x3)));
+// Group G's four positions from the block's 3-float position registers: x0 p.x + x1 p.y + x2 p.z + x3.
+template <int G>
+RS_INLINE __m512 groupPoints(const Constants& k, const __m512 (&x)[4], const __m512 (&ip)[3])
+{
+    return _mm512_fmadd_ps(x[2], spread3<G>(ip, k.spread3[G][2]),
+                           _mm512_fmadd_ps(x[1], spread3<G>(ip, k.spread3[G][1]),
+                                           _mm512_fmadd_ps(x[0], spread3<G>(ip, k.spread3[G][0]), x[3])));
+}
+
+template <int G, int K, bool kTangents>
+RS_INLINE void skinGroup(const Constants& k, const PaletteMatrix* pal, const uint16_t* j, const float* w,
+                      const __m512 (&ip)[3], const __m512 (&in)[3], const __m512 (&it)[4], __m512& op, __m512& on,
+                      __m512& ot)
+{
+    __m512 x[4];
+    blendGroup<G, K>(pal, j, w, x);
+    const __m512 x0 = x[0], x1 = x[1], x2 = x[2];
+    op = groupPoints<G>(k, x, ip);
     on = _mm512_fmadd_ps(x2, spread3<G>(in, k.spread3[G][2]),
                          _mm512_fmadd_ps(x1, spread3<G>(in, k.spread3[G][1]),
                                          _mm512_mul_ps(x0, spread3<G>(in, k.spread3[G][0]))));
@@ -189,20 +203,9 @@ RS_INLINE void positionsBlock(const Constants& k, const PaletteMatrix* pal, cons
     const __m512 ip[3] = {_mm512_loadu_ps(p), _mm512_loadu_ps(p + 16), _mm512_loadu_ps(p + 32)};
     __m512 q[4];
     auto group = [&]<int G>() RS_INLINE_LAMBDA {
-        constexpr int v = 4 * G;
-        const __m512 a0 = blendMatrix<K>(pal, j + K * (v + 0), w + K * (v + 0));
-        const __m512 a1 = blendMatrix<K>(pal, j + K * (v + 1), w + K * (v + 1));
-        const __m512 a2 = blendMatrix<K>(pal, j + K * (v + 2), w + K * (v + 2));
-        const __m512 a3 = blendMatrix<K>(pal, j + K * (v + 3), w + K * (v + 3));
-        const __m512 t0 = _mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(1, 0, 1, 0));
-        const __m512 t1 = _mm512_shuffle_f32x4(a0, a1, _MM_SHUFFLE(3, 2, 3, 2));
-        const __m512 t2 = _mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(1, 0, 1, 0));
-        const __m512 t3 = _mm512_shuffle_f32x4(a2, a3, _MM_SHUFFLE(3, 2, 3, 2));
-        q[G] = _mm512_fmadd_ps(_mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(2, 0, 2, 0)), spread3<G>(ip, k.spread3[G][2]),
-                               _mm512_fmadd_ps(_mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(3, 1, 3, 1)), spread3<G>(ip, k.spread3[G][1]),
-                                               _mm512_fmadd_ps(_mm512_shuffle_f32x4(t0, t2, _MM_SHUFFLE(2, 0, 2, 0)),
-                                                               spread3<G>(ip, k.spread3[G][0]),
-                                                               _mm512_shuffle_f32x4(t1, t3, _MM_SHUFFLE(3, 1, 3, 1)))));
+        __m512 x[4];
+        blendGroup<G, K>(pal, j, w, x);
+        q[G] = groupPoints<G>(k, x, ip);
     };
     group.template operator()<0>();
     group.template operator()<1>();

@@ -273,6 +273,47 @@ RS_INLINE Soa3 normalizeSoa(const Soa3& v)
     return {_mm512_maskz_mul_ps(ok, v.x, r), _mm512_maskz_mul_ps(ok, v.y, r), _mm512_maskz_mul_ps(ok, v.z, r)};
 }
 
+/// x0 v.x + x1 v.y + x2 v.z per lane.
+RS_INLINE Soa3 combineSoa(const Soa3& x0, const Soa3& x1, const Soa3& x2, const Soa3& v)
+{
+    return {_mm512_fmadd_ps(x2.x, v.z, _mm512_fmadd_ps(x1.x, v.y, _mm512_mul_ps(x0.x, v.x))),
+            _mm512_fmadd_ps(x2.y, v.z, _mm512_fmadd_ps(x1.y, v.y, _mm512_mul_ps(x0.y, v.x))),
+            _mm512_fmadd_ps(x2.z, v.z, _mm512_fmadd_ps(x1.z, v.y, _mm512_mul_ps(x0.z, v.x)))};
+}
+
+/// A block's 3-float stream (48 floats from base) as one register per component, in transpose4's lane order.
+RS_INLINE Soa3 loadSoa3(const Constants& k, const float* base)
+{
+    const __m512 d[3] = {_mm512_loadu_ps(base), _mm512_loadu_ps(base + 16), _mm512_loadu_ps(base + 32)};
+    Soa3 r;
+    __m512 unused;
+    transpose4(vectors<0>(k, d), vectors<1>(k, d), vectors<2>(k, d), vectors<3>(k, d), r.x, r.y, r.z, unused);
+    return r;
+}
+
+/// The inverse of loadSoa3: the sixteen vectors packed as the arrays store them.
+RS_INLINE void packSoa3(const Constants& k, const Soa3& a, __m512 (&out)[3])
+{
+    __m512 o[4];
+    transpose4(a.x, a.y, a.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
+    for (int z = 0; z < 3; ++z)
+        out[z] = _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]);
+}
+
+/// A block's tangents (64 floats from t): x y z per component, and the rows' w.
+RS_INLINE Soa3 loadTangentsSoa(const float* t, __m512& w)
+{
+    Soa3 r;
+    transpose4(_mm512_loadu_ps(t), _mm512_loadu_ps(t + 16), _mm512_loadu_ps(t + 32), _mm512_loadu_ps(t + 48), r.x, r.y, r.z, w);
+    return r;
+}
+
+/// The inverse of loadTangentsSoa, with w (copied from the input).
+RS_INLINE void packTangentsSoa(const Soa3& a, __m512 w, __m512 (&out)[4])
+{
+    transpose4(a.x, a.y, a.z, w, out[0], out[1], out[2], out[3]);
+}
+
 /// Dual quaternions, one block: the blends (quaternions and, unless MethodTables::unitStretch, the stretches) in the
 /// group layout, then everything else with one vertex per lane (no shuffles in the quaternion algebra).
 /// False when a vertex's blend vanishes (the per-vertex kernel flags it).
@@ -304,11 +345,7 @@ RS_INLINE bool dqBlockSoa(const Context& c, size_t v, BlockOut& out)
         return Soa3{_mm512_fmadd_ps(qw, t.x, x.x), _mm512_fmadd_ps(qw, t.y, x.y), _mm512_fmadd_ps(qw, t.z, x.z)} + crossSoa(u, t);
     };
     // Inputs: the group layout (x y z 0 per vertex), then transposed like the blends.
-    __m512 in[3];
-    for (int z = 0; z < 3; ++z)
-        in[z] = _mm512_loadu_ps(c.inN + 3 * v + 16 * z);
-    Soa3 n;
-    transpose4(vectors<0>(k, in), vectors<1>(k, in), vectors<2>(k, in), vectors<3>(k, in), n.x, n.y, n.z, unused0);
+    const Soa3 n = loadSoa3(k, c.inN + 3 * v);
     // The stretch S: blended and transposed (column c of every vertex), or (Σ w) I on rigid joints, where
     // cof(S) n = (Σ w)² n, S p = (Σ w) p, S t = (Σ w) t.
     const bool rigid = c.tables.unitStretch;
@@ -320,49 +357,25 @@ RS_INLINE bool dqBlockSoa(const Context& c, size_t v, BlockOut& out)
         for (int col = 0; col < 3; ++col)
             transpose4(sg[0].x[col], sg[1].x[col], sg[2].x[col], sg[3].x[col], sc[col].x, sc[col].y, sc[col].z, unused0);
     }
-    auto stretch = [&](const Soa3& x) {
-        if (rigid)
-            return sw * x;
-        return Soa3{_mm512_fmadd_ps(sc[2].x, x.z, _mm512_fmadd_ps(sc[1].x, x.y, _mm512_mul_ps(sc[0].x, x.x))),
-                    _mm512_fmadd_ps(sc[2].y, x.z, _mm512_fmadd_ps(sc[1].y, x.y, _mm512_mul_ps(sc[0].y, x.x))),
-                    _mm512_fmadd_ps(sc[2].z, x.z, _mm512_fmadd_ps(sc[1].z, x.y, _mm512_mul_ps(sc[0].z, x.x)))};
-    };
+    auto stretch = [&](const Soa3& x) { return rigid ? sw * x : combineSoa(sc[0], sc[1], sc[2], x); };
     auto cofactorStretch = [&](const Soa3& x) {
         if (rigid)
             return _mm512_mul_ps(sw, sw) * x;
-        const Soa3 k0 = crossSoa(sc[1], sc[2]), k1 = crossSoa(sc[2], sc[0]), k2 = crossSoa(sc[0], sc[1]);
-        return Soa3{_mm512_fmadd_ps(k2.x, x.z, _mm512_fmadd_ps(k1.x, x.y, _mm512_mul_ps(k0.x, x.x))),
-                    _mm512_fmadd_ps(k2.y, x.z, _mm512_fmadd_ps(k1.y, x.y, _mm512_mul_ps(k0.y, x.x))),
-                    _mm512_fmadd_ps(k2.z, x.z, _mm512_fmadd_ps(k1.z, x.y, _mm512_mul_ps(k0.z, x.x)))};
+        return combineSoa(crossSoa(sc[1], sc[2]), crossSoa(sc[2], sc[0]), crossSoa(sc[0], sc[1]), x);
     };
-    Soa3 on = normalizeSoa(rotate(cofactorStretch(n)));
-    __m512 o[4];
-    transpose4(on.x, on.y, on.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
-    for (int z = 0; z < 3; ++z)
-        out.n[z] = _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]);
+    packSoa3(k, normalizeSoa(rotate(cofactorStretch(n))), out.n);
     if constexpr (kPositions) {
-        __m512 ip[3];
-        for (int z = 0; z < 3; ++z)
-            ip[z] = _mm512_loadu_ps(c.inP + 3 * v + 16 * z);
-        Soa3 p;
-        transpose4(vectors<0>(k, ip), vectors<1>(k, ip), vectors<2>(k, ip), vectors<3>(k, ip), p.x, p.y, p.z, unused0);
+        const Soa3 p = loadSoa3(k, c.inP + 3 * v);
         // translation = 2 vec(dual conj(real)) = 2 (rw ud - dw u + u × ud)
         const Soa3 tr = two * (Soa3{_mm512_fmsub_ps(qw, ud.x, _mm512_mul_ps(dqw, u.x)), _mm512_fmsub_ps(qw, ud.y, _mm512_mul_ps(dqw, u.y)),
                                     _mm512_fmsub_ps(qw, ud.z, _mm512_mul_ps(dqw, u.z))} +
                                crossSoa(u, ud));
-        const Soa3 op = rotate(stretch(p)) + tr;
-        transpose4(op.x, op.y, op.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
-        for (int z = 0; z < 3; ++z)
-            out.p[z] = _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]);
+        packSoa3(k, rotate(stretch(p)) + tr, out.p);
     }
     if constexpr (kTangents) {
-        const float* t = c.inT + 4 * v;
-        Soa3 tin;
         __m512 tw;
-        transpose4(_mm512_loadu_ps(t), _mm512_loadu_ps(t + 16), _mm512_loadu_ps(t + 32), _mm512_loadu_ps(t + 48), tin.x, tin.y,
-                   tin.z, tw);
-        const Soa3 ot = normalizeSoa(rotate(stretch(tin)));
-        transpose4(ot.x, ot.y, ot.z, tw, out.t[0], out.t[1], out.t[2], out.t[3]); // w copied from the input
+        const Soa3 tin = loadTangentsSoa(c.inT + 4 * v, tw);
+        packTangentsSoa(normalizeSoa(rotate(stretch(tin))), tw, out.t);
     }
     if (c.outFlags)
         std::memset(c.outFlags + v, SkinFlagNone, 16);
@@ -388,14 +401,6 @@ constexpr LaneMasks makeLaneMasks()
 
 inline constexpr LaneMasks kLaneMasks = makeLaneMasks();
 
-/// x0 v.x + x1 v.y + x2 v.z per lane.
-RS_INLINE Soa3 combineSoa(const Soa3& x0, const Soa3& x1, const Soa3& x2, const Soa3& v)
-{
-    return {_mm512_fmadd_ps(x2.x, v.z, _mm512_fmadd_ps(x1.x, v.y, _mm512_mul_ps(x0.x, v.x))),
-            _mm512_fmadd_ps(x2.y, v.z, _mm512_fmadd_ps(x1.y, v.y, _mm512_mul_ps(x0.y, v.x))),
-            _mm512_fmadd_ps(x2.z, v.z, _mm512_fmadd_ps(x1.z, v.y, _mm512_mul_ps(x0.z, v.x)))};
-}
-
 /// The jacobian of a planned block (WeightGradients' block plan, slots [s0, s1)), one vertex per lane: A blended per
 /// vertex and transposed like dqBlockSoa's stretches; then per slot q = M_j p for all sixteen vertices (twelve
 /// broadcasts of the joint's matrix, nine FMAs) and J's columns gain q ∇w_j[c] in the lanes of the vertices that list
@@ -411,23 +416,15 @@ RS_INLINE void jacobianBlockSoa(const Context& c, size_t v, uint32_t s0, uint32_
     Columns a[4];
     for (int g = 0; g < 4; ++g)
         a[g] = blendGroup<K>(c.pal, j + 4 * K * g, w + 4 * K * g);
-    __m512 unused0, unused1, unused2, unused3;
+    __m512 unused0, unused1;
     Soa3 col[3];
     for (int i = 0; i < 3; ++i)
         transpose4(a[0].x[i], a[1].x[i], a[2].x[i], a[3].x[i], col[i].x, col[i].y, col[i].z, unused0);
-    __m512 ip[3];
-    for (int z = 0; z < 3; ++z)
-        ip[z] = _mm512_loadu_ps(c.inP + 3 * v + 16 * z);
-    Soa3 p;
-    transpose4(vectors<0>(k, ip), vectors<1>(k, ip), vectors<2>(k, ip), vectors<3>(k, ip), p.x, p.y, p.z, unused1);
-    __m512 o[4];
+    const Soa3 p = loadSoa3(k, c.inP + 3 * v);
     if constexpr (kPositions) {
         Soa3 t;
-        transpose4(a[0].x[3], a[1].x[3], a[2].x[3], a[3].x[3], t.x, t.y, t.z, unused2);
-        const Soa3 op = combineSoa(col[0], col[1], col[2], p) + t;
-        transpose4(op.x, op.y, op.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
-        for (int z = 0; z < 3; ++z)
-            out.p[z] = _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]);
+        transpose4(a[0].x[3], a[1].x[3], a[2].x[3], a[3].x[3], t.x, t.y, t.z, unused1);
+        packSoa3(k, combineSoa(col[0], col[1], col[2], p) + t, out.p);
     }
     const float* d = c.slotGradients + c.blockData[v / 16];
     // In a register: an expand whose source is memory runs about ten times slower on Intel (Sapphire Rapids; measured:
@@ -457,24 +454,13 @@ RS_INLINE void jacobianBlockSoa(const Context& c, size_t v, uint32_t s0, uint32_
         d += 3 * count;
     }
     // cof(J) n = n.x (J1 x J2) + n.y (J2 x J0) + n.z (J0 x J1).
-    __m512 in[3];
-    for (int z = 0; z < 3; ++z)
-        in[z] = _mm512_loadu_ps(c.inN + 3 * v + 16 * z);
-    Soa3 n;
-    transpose4(vectors<0>(k, in), vectors<1>(k, in), vectors<2>(k, in), vectors<3>(k, in), n.x, n.y, n.z, unused3);
-    const Soa3 on =
-        normalizeSoa(combineSoa(crossSoa(col[1], col[2]), crossSoa(col[2], col[0]), crossSoa(col[0], col[1]), n));
-    transpose4(on.x, on.y, on.z, _mm512_setzero_ps(), o[0], o[1], o[2], o[3]);
-    for (int z = 0; z < 3; ++z)
-        out.n[z] = _mm512_permutex2var_ps(o[z], k.pack[z], o[z + 1]);
+    const Soa3 n = loadSoa3(k, c.inN + 3 * v);
+    packSoa3(k, normalizeSoa(combineSoa(crossSoa(col[1], col[2]), crossSoa(col[2], col[0]), crossSoa(col[0], col[1]), n)),
+             out.n);
     if constexpr (kTangents) {
-        const float* t = c.inT + 4 * v;
-        Soa3 tin;
         __m512 tw;
-        transpose4(_mm512_loadu_ps(t), _mm512_loadu_ps(t + 16), _mm512_loadu_ps(t + 32), _mm512_loadu_ps(t + 48), tin.x,
-                   tin.y, tin.z, tw);
-        const Soa3 ot = normalizeSoa(combineSoa(col[0], col[1], col[2], tin));
-        transpose4(ot.x, ot.y, ot.z, tw, out.t[0], out.t[1], out.t[2], out.t[3]); // w copied from the input
+        const Soa3 tin = loadTangentsSoa(c.inT + 4 * v, tw);
+        packTangentsSoa(normalizeSoa(combineSoa(col[0], col[1], col[2], tin)), tw, out.t);
     }
     if (c.outFlags)
         std::memset(c.outFlags + v, SkinFlagNone, 16);
