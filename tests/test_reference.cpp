@@ -51,6 +51,8 @@ private slots:
     void carriedReferenceRotatesByTheFrameChangeOnEveryPath();
     void p95IsTheNearestRankOfLargeSets();
     void histogramBinsMatchADirectCountAtEveryBoundary();
+    void statsMeanIsTheFourLaneSumAndNegativeZeroIsZero();
+    void handednessMismatchesCountDefinedOppositePairsOnly();
     void simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes();
     void windowedScheduleIsTheTwoPassBitsOnRealRigsWhateverTheThreads();
     void scatteredTriangleOrderFallsBackToTwoPasses();
@@ -359,6 +361,77 @@ void TestReference::p95IsTheNearestRankOfLargeSets()
     }
 }
 
+
+void TestReference::statsMeanIsTheFourLaneSumAndNegativeZeroIsZero()
+{
+    // The mean is the sum of four double accumulators (element i in lane i % 4, each in order, merged in lane order)
+    // over the defined count, whichever path ran: computed here the same way from the same values, bit for bit, on
+    // lengths around the 16-value blocks; -0 counts as a defined 0 (its sign bit would put it past the last bucket).
+    std::mt19937 rng(12);
+    std::exponential_distribution<float> ex(0.2f);
+    for (size_t n : {size_t(1), size_t(15), size_t(16), size_t(17), size_t(35), size_t(1000), size_t(4099)}) {
+        std::vector<float> e(n);
+        for (size_t i = 0; i < n; ++i)
+            e[i] = i % 13 == 5 ? kUndefinedError : i % 17 == 3 ? -0.0f : i % 19 == 2 ? std::numeric_limits<float>::quiet_NaN()
+                                                                                        : ex(rng);
+        double lane[4] = {};
+        size_t defined = 0;
+        float mx = 0.0f;
+        for (size_t i = 0; i < n; ++i)
+            if (e[i] >= 0.0f) {
+                lane[i % 4] += double(e[i] + 0.0f);
+                ++defined;
+                mx = std::max(mx, e[i]);
+            }
+        const ErrorStats s = errorStats(e);
+        QCOMPARE(s.defined, defined);
+        QCOMPARE(s.undefined, n - defined);
+        if (defined == 0)
+            continue;
+        const double mean = (((lane[0] + lane[1]) + lane[2]) + lane[3]) / double(defined);
+        QCOMPARE(s.mean, mean); // exact: the same additions in the same order
+        QCOMPARE(float(s.max), mx);
+        size_t histogramTotal = 0;
+        for (uint32_t c : s.histogram)
+            histogramTotal += c;
+        QCOMPARE(histogramTotal, defined);
+    }
+    const ErrorStats zero = errorStats(std::vector<float>{-0.0f});
+    QCOMPARE(zero.defined, size_t(1));
+    QCOMPARE(zero.p95, 0.0);
+    QCOMPARE(zero.histogram[0], 1u);
+}
+
+void TestReference::handednessMismatchesCountDefinedOppositePairsOnly()
+{
+    // 40 pairs (past two 16-value blocks and a tail): opposite w counts only where both xyz are defined (|v|² > 0.25,
+    // finite); w = -0 is not negative.
+    std::vector<glm::vec4> a, b;
+    size_t expected = 0;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (int i = 0; i < 40; ++i) {
+        const float wa = i % 2 ? -1.0f : 1.0f, wb = i % 3 ? 1.0f : (i % 6 == 3 ? -0.0f : -1.0f);
+        glm::vec3 ta(1, 0, 0), tb(0, 1, 0);
+        if (i % 5 == 4)
+            ta = glm::vec3(0.4f, 0.2f, 0.1f); // |v|² = 0.21: undefined
+        if (i % 7 == 6)
+            tb = glm::vec3(nan, 0, 0);
+        if (i % 11 == 10)
+            tb = glm::vec3(0.5f, 0.0f, 0.0f); // |v|² = 0.25: undefined (not above)
+        a.emplace_back(ta, wa);
+        b.emplace_back(tb, wb);
+        const bool defined = i % 5 != 4 && i % 7 != 6 && i % 11 != 10;
+        expected += defined && (wa < 0.0f) != (wb < 0.0f) ? 1 : 0;
+    }
+    QVERIFY(expected > 5);
+    QCOMPARE(handednessMismatches(a, b), expected);
+    for (size_t n : {size_t(0), size_t(15), size_t(16), size_t(33)}) {
+        size_t head = 0;
+        for (size_t i = 0; i < n; ++i)
+            head += isDefined(glm::vec3(a[i])) && isDefined(glm::vec3(b[i])) && (a[i].w < 0.0f) != (b[i].w < 0.0f) ? 1 : 0;
+        QCOMPARE(handednessMismatches(std::span(a).first(n), std::span(b).first(n)), head);
+    }
+}
 
 void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes()
 {

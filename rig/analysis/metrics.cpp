@@ -170,12 +170,99 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t collectBucketAvx512(cons
     const __m512i want = _mm512_set1_epi32(int(bucket));
     size_t k = 0;
     for (; k + 16 <= n; k += 16) {
-        const __m512 v = _mm512_loadu_ps(data + k);
+        const __m512 v = _mm512_add_ps(_mm512_loadu_ps(data + k), _mm512_setzero_ps()); // -0 -> +0, as counted
         const __mmask16 m = _mm512_cmpeq_epi32_mask(_mm512_srli_epi32(_mm512_castps_si512(v), unsigned(shift)), want);
         _mm512_storeu_ps(out + count, _mm512_maskz_compress_ps(m, v));
         count += size_t(__builtin_popcount(m));
     }
     return k;
+}
+
+/// errorStats' main pass over data[0, n) sixteen values at a time (what its scalar `add` does for each, the same
+/// per-lane double sums in the same order: lane l of the four sums element 4k + l); returns where it stopped. The
+/// bucket of every defined value is counted in bucketLane[i % 4]; an undefined one in the lanes' spare bucket kBuckets.
+template <size_t kBuckets, int kBins>
+__attribute__((target("avx512f,avx512dq,avx2"))) size_t statsPassAvx512(const float* data, size_t n, int shift, float exactBelow,
+                                                                       uint32_t* const (&bucketLane)[4],
+                                                                       uint32_t (&hist)[4][kBins], double (&sum)[4],
+                                                                       float (&mx)[4], size_t (&defined)[4])
+{
+    __m256d sums = _mm256_loadu_pd(sum);
+    __m512 maxes = _mm512_setzero_ps(); // lane i % 4 of each 128-bit group: that lane's
+    size_t count = 0;
+    alignas(64) uint32_t index[16];
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 e = _mm512_add_ps(_mm512_loadu_ps(data + i), _mm512_setzero_ps()); // -0 -> +0
+        const __mmask16 ok = _mm512_cmp_ps_mask(e, _mm512_setzero_ps(), _CMP_GE_OQ);
+        count += size_t(__builtin_popcount(ok));
+        const __m512 kept = _mm512_maskz_mov_ps(ok, e);
+        maxes = _mm512_max_ps(maxes, kept);
+        // sum[l] += data[i + 4q + l], q = 0..3 in order: four 4-double adds.
+        sums = _mm256_add_pd(sums, _mm256_cvtps_pd(_mm512_castps512_ps128(kept)));
+        sums = _mm256_add_pd(sums, _mm256_cvtps_pd(_mm512_extractf32x4_ps(kept, 1)));
+        sums = _mm256_add_pd(sums, _mm256_cvtps_pd(_mm512_extractf32x4_ps(kept, 2)));
+        sums = _mm256_add_pd(sums, _mm256_cvtps_pd(_mm512_extractf32x4_ps(kept, 3)));
+        const __m512i bucket = _mm512_mask_srli_epi32(_mm512_set1_epi32(int(kBuckets)), ok, _mm512_castps_si512(e), unsigned(shift));
+        _mm512_store_si512(index, bucket);
+        for (int q = 0; q < 16; q += 4) {
+            ++bucketLane[0][index[q]];
+            ++bucketLane[1][index[q + 1]];
+            ++bucketLane[2][index[q + 2]];
+            ++bucketLane[3][index[q + 3]];
+        }
+        __mmask16 high = _mm512_mask_cmp_ps_mask(ok, e, _mm512_set1_ps(exactBelow), _CMP_GE_OQ);
+        while (high) { // rare: the 1° bins from exactBelow up, value by value
+            const int q = __builtin_ctz(high);
+            high &= __mmask16(high - 1);
+            ++hist[q % 4][size_t(std::min(int(data[i + size_t(q)]), kBins - 1))];
+        }
+    }
+    _mm256_storeu_pd(sum, sums);
+    alignas(64) float m[16];
+    _mm512_store_ps(m, maxes);
+    for (int l = 0; l < 4; ++l) {
+        mx[l] = std::max({mx[l], m[l], m[4 + l], m[8 + l], m[12 + l]});
+        defined[l] += l == 0 ? count : 0; // the lanes' counts are only ever added up
+    }
+    return i;
+}
+
+/// Sixteen rows of four floats as one register per component (rows in any lane order: handednessMismatches only
+/// counts).
+__attribute__((target("avx512f,avx512dq,avx2"))) inline void columns16(const float* p, __m512& x, __m512& y, __m512& z, __m512& w)
+{
+    const __m512 r0 = _mm512_loadu_ps(p), r1 = _mm512_loadu_ps(p + 16), r2 = _mm512_loadu_ps(p + 32), r3 = _mm512_loadu_ps(p + 48);
+    const __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1);
+    const __m512 t2 = _mm512_unpacklo_ps(r2, r3), t3 = _mm512_unpackhi_ps(r2, r3);
+    x = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    y = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    z = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    w = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+/// isDefined per lane: (x x + y y) + z z > 0.25 and finite.
+__attribute__((target("avx512f,avx512dq,avx2"))) inline __mmask16 defined16(__m512 x, __m512 y, __m512 z)
+{
+    const __m512 len2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(x, x), _mm512_mul_ps(y, y)), _mm512_mul_ps(z, z));
+    return __mmask16(_mm512_cmp_ps_mask(len2, _mm512_set1_ps(0.25f), _CMP_GT_OQ) &
+                     _mm512_cmp_ps_mask(len2, _mm512_set1_ps(INFINITY), _CMP_LT_OQ));
+}
+
+/// handednessMismatches over tangents [0, n) sixteen at a time (the same tests as its scalar loop, the lengths added in
+/// the same order); adds to `count`, returns where it stopped.
+__attribute__((target("avx512f,avx512dq,avx2"))) size_t mismatchesAvx512(const float* a, const float* b, size_t n, size_t& count)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 ax, ay, az, aw, bx, by, bz, bw;
+        columns16(a + 4 * i, ax, ay, az, aw);
+        columns16(b + 4 * i, bx, by, bz, bw);
+        const auto differ = __mmask16(_mm512_cmp_ps_mask(aw, _mm512_setzero_ps(), _CMP_LT_OQ) ^
+                                      _mm512_cmp_ps_mask(bw, _mm512_setzero_ps(), _CMP_LT_OQ));
+        count += size_t(__builtin_popcount(differ & defined16(ax, ay, az) & defined16(bx, by, bz)));
+    }
+    return i;
 }
 
 #pragma GCC diagnostic pop
@@ -213,6 +300,17 @@ void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec3> b, s
     errorsLoop<4, 3>(reinterpret_cast<const float*>(a.data()), reinterpret_cast<const float*>(b.data()), errors.data(), errors.size());
 }
 
+size_t handednessMismatches(std::span<const glm::vec4> a, std::span<const glm::vec4> b)
+{
+    assert(a.size() == b.size());
+    size_t count = 0;
+    const size_t n = a.size();
+    size_t i = cpuHasAvx512() ? mismatchesAvx512(&a.data()->x, &b.data()->x, n, count) : 0;
+    for (; i < n; ++i)
+        count += isDefined(glm::vec3(a[i])) && isDefined(glm::vec3(b[i])) && (a[i].w < 0.0f) != (b[i].w < 0.0f) ? 1 : 0;
+    return count;
+}
+
 ErrorStats errorStats(std::span<const float> errors)
 {
     std::vector<float> scratch;
@@ -234,18 +332,20 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
     constexpr int kLanes = 4;
     constexpr float kExactBinsBelow = 32.0f;
     static_assert(kHistogramBins > 32, "the bins below 32 come from the buckets");
+    // Each lane's buckets and one spare after them (statsPassAvx512 counts undefined values there).
     thread_local std::vector<uint32_t> buckets;
-    buckets.assign(kLanes * kBuckets, 0u);
+    buckets.assign(kLanes * (kBuckets + 1), 0u);
     uint32_t hist[kLanes][kHistogramBins] = {};
     double sum[kLanes] = {};
     float mx[kLanes] = {};
     size_t defined[kLanes] = {};
     uint32_t* bucketLane[kLanes];
     for (int l = 0; l < kLanes; ++l)
-        bucketLane[l] = buckets.data() + size_t(l) * kBuckets;
+        bucketLane[l] = buckets.data() + size_t(l) * (kBuckets + 1);
     auto add = [&](int l, float e) {
         if (!(e >= 0.0f))
             return; // undefined (NaN or the negative marker): counted as the rest
+        e += 0.0f; // -0 -> +0: its sign bit would put it past the last bucket
         ++defined[l];
         sum[l] += e;
         mx[l] = std::max(mx[l], e);
@@ -257,7 +357,9 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
     };
     const float* data = errors.data();
     const size_t n = errors.size();
-    size_t i = 0;
+    size_t i = cpuHasAvx512() ? statsPassAvx512<kBuckets, kHistogramBins>(data, n, kShift, kExactBinsBelow, bucketLane, hist,
+                                                                          sum, mx, defined)
+                              : 0;
     for (; i + kLanes <= n; i += kLanes) {
         add(0, data[i]);
         add(1, data[i + 1]);
@@ -308,9 +410,10 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
     size_t count = 0;
     size_t k = cpuHasAvx512() ? collectBucketAvx512(data, n, bucket, kShift, out, count) : 0;
     for (; k < n; ++k) {
+        const float e = data[k] + 0.0f; // -0 -> +0, as counted
         uint32_t bits;
-        std::memcpy(&bits, &data[k], 4);
-        out[count] = data[k];
+        std::memcpy(&bits, &e, 4);
+        out[count] = e;
         count += (bits >> kShift) == bucket ? 1 : 0;
     }
     assert(count == buckets[bucket]);

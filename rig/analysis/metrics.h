@@ -22,6 +22,10 @@ void angularErrors(std::span<const glm::vec3> a, std::span<const glm::vec3> b, s
 void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec4> b, std::span<float> errors);
 void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec3> b, std::span<float> errors);
 
+/// How many of the pairs (a[v], b[v]) have both tangents defined (isDefined of their xyz) and opposite handedness (the
+/// sign of w). Vectorised like angularErrors. The spans hold the same count.
+size_t handednessMismatches(std::span<const glm::vec4> a, std::span<const glm::vec4> b);
+
 /// Histogram: 45 one-degree bins [0,1) ... [44,45) and a last bin for >= 45°.
 inline constexpr int kHistogramBins = 46;
 

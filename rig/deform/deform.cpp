@@ -284,10 +284,9 @@ void computeStatistics(Evaluation& out)
                     st.singularVertices += (flag & SkinFlagSingular) ? 1 : 0;
                 }
                 const std::vector<glm::vec4>& reference = me.surfaceOf(method).referenceTangents;
-                for (size_t v = 0; v < f.tangents.size() && v < reference.size(); ++v)
-                    if (isDefined(glm::vec3(f.tangents[v])) && isDefined(glm::vec3(reference[v])) &&
-                        (f.tangents[v].w < 0.0f) != (reference[v].w < 0.0f))
-                        ++st.handednessMismatches;
+                const size_t common = std::min(f.tangents.size(), reference.size());
+                st.handednessMismatches += handednessMismatches(std::span(f.tangents).first(common),
+                                                                std::span(reference).first(common));
             }
         }
     });
