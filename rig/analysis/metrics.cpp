@@ -180,10 +180,11 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t collectBucketAvx512(cons
 
 /// errorStats' main pass over data[0, n) sixteen values at a time (what its scalar `add` does for each, the same
 /// per-lane double sums in the same order: lane l of the four sums element 4k + l); returns where it stopped. The
-/// bucket of every defined value is counted in bucketLane[i % 4]; an undefined one in the lanes' spare bucket kBuckets.
+/// bucket of every defined value is counted in bucketLane[i % 8] (eight chains of increments: errors in runs fall in
+/// one bucket); an undefined one in the lanes' spare bucket kBuckets.
 template <size_t kBuckets, int kBins>
 __attribute__((target("avx512f,avx512dq,avx2"))) size_t statsPassAvx512(const float* data, size_t n, int shift, float exactBelow,
-                                                                       uint32_t* const (&bucketLane)[4],
+                                                                       uint32_t* const (&bucketLane)[8],
                                                                        uint32_t (&hist)[4][kBins], double (&sum)[4],
                                                                        float (&mx)[4], size_t (&defined)[4])
 {
@@ -205,12 +206,9 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t statsPassAvx512(const fl
         sums = _mm256_add_pd(sums, _mm256_cvtps_pd(_mm512_extractf32x4_ps(kept, 3)));
         const __m512i bucket = _mm512_mask_srli_epi32(_mm512_set1_epi32(int(kBuckets)), ok, _mm512_castps_si512(e), unsigned(shift));
         _mm512_store_si512(index, bucket);
-        for (int q = 0; q < 16; q += 4) {
-            ++bucketLane[0][index[q]];
-            ++bucketLane[1][index[q + 1]];
-            ++bucketLane[2][index[q + 2]];
-            ++bucketLane[3][index[q + 3]];
-        }
+        for (int q = 0; q < 16; q += 8)
+            for (int l = 0; l < 8; ++l)
+                ++bucketLane[l][index[q + l]];
         __mmask16 high = _mm512_mask_cmp_ps_mask(ok, e, _mm512_set1_ps(exactBelow), _CMP_GE_OQ);
         while (high) { // rare: the 1° bins from exactBelow up, value by value
             const int q = __builtin_ctz(high);
@@ -334,13 +332,14 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
     static_assert(kHistogramBins > 32, "the bins below 32 come from the buckets");
     // Each lane's buckets and one spare after them (statsPassAvx512 counts undefined values there).
     thread_local std::vector<uint32_t> buckets;
-    buckets.assign(kLanes * (kBuckets + 1), 0u);
+    constexpr int kBucketLanes = 8; // statsPassAvx512's: a run of equal errors chains its increments through memory
+    buckets.assign(kBucketLanes * (kBuckets + 1), 0u);
     uint32_t hist[kLanes][kHistogramBins] = {};
     double sum[kLanes] = {};
     float mx[kLanes] = {};
     size_t defined[kLanes] = {};
-    uint32_t* bucketLane[kLanes];
-    for (int l = 0; l < kLanes; ++l)
+    uint32_t* bucketLane[kBucketLanes];
+    for (int l = 0; l < kBucketLanes; ++l)
         bucketLane[l] = buckets.data() + size_t(l) * (kBuckets + 1);
     auto add = [&](int l, float e) {
         if (!(e >= 0.0f))
@@ -377,7 +376,7 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
         for (int h = 0; h < kHistogramBins; ++h)
             s.histogram[size_t(h)] += hist[l][h];
     }
-    for (int l = 1; l < kLanes; ++l)
+    for (int l = 1; l < kBucketLanes; ++l)
         for (size_t k = 0; k < kBuckets; ++k)
             bucketLane[0][k] += bucketLane[l][k];
     // Below 32 a bucket (4 mantissa bits: width 2^(exponent - 4) <= 1) lies within one 1° bin, so the bins there are
