@@ -303,7 +303,10 @@ size_t handednessMismatches(std::span<const glm::vec4> a, std::span<const glm::v
     assert(a.size() == b.size());
     size_t count = 0;
     const size_t n = a.size();
-    size_t i = cpuHasAvx512() ? mismatchesAvx512(&a.data()->x, &b.data()->x, n, count) : 0;
+    // Not &a.data()->x: an empty span's data() is null (UBSan: member access through a null pointer).
+    const auto* fa = reinterpret_cast<const float*>(a.data());
+    const auto* fb = reinterpret_cast<const float*>(b.data());
+    size_t i = cpuHasAvx512() ? mismatchesAvx512(fa, fb, n, count) : 0;
     for (; i < n; ++i)
         count += isDefined(glm::vec3(a[i])) && isDefined(glm::vec3(b[i])) && (a[i].w < 0.0f) != (b[i].w < 0.0f) ? 1 : 0;
     return count;

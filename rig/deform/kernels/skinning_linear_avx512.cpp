@@ -221,8 +221,8 @@ void runPositions(const SkinJob& job, const PaletteMatrix* pal, size_t first, si
     const Constants& k = constants();
     const uint16_t* joints = job.joints.data();
     const float* weights = job.weights.data();
-    const float* inP = &job.positions.data()->x;
-    float* outP = &job.outPositions.data()->x;
+    const float* inP = reinterpret_cast<const float*>(job.positions.data());
+    float* outP = reinterpret_cast<float*>(job.outPositions.data());
     LineWriter<3, kStream> wp(outP + 3 * first);
     size_t v = first;
     __m512 o[3];

@@ -668,54 +668,6 @@ RS_INLINE void prefetchInputs(const Context& c, size_t u, bool tangents)
         lines(c.inT + 4 * u, 16 * 16);
 }
 
-/// Where a run of whole blocks goes: each block's registers stored where they belong, or, for large jobs (kStream),
-/// whole non-temporal 64-byte lines through LineWriter from the run's first vertex (partial lines at both ends
-/// masked). finish() before anything else writes past the run.
-template <bool kTangents, bool kPositions, bool kStream>
-class BlockWriter {
-public:
-    BlockWriter(const Context& c, size_t v)
-        : m_c(c), m_p(c.outP ? c.outP + 3 * v : c.outN), m_n(c.outN + 3 * v), m_t(c.outT ? c.outT + 4 * v : c.outN)
-    {
-    }
-
-    RS_INLINE void put(size_t v, const BlockOut& o)
-    {
-        if constexpr (kStream) {
-            if constexpr (kPositions)
-                m_p.put(o.p);
-            m_n.put(o.n);
-            if constexpr (kTangents)
-                m_t.put(o.t);
-        } else {
-            for (int z = 0; z < 3; ++z) {
-                if constexpr (kPositions)
-                    _mm512_storeu_ps(m_c.outP + 3 * v + 16 * z, o.p[z]);
-                _mm512_storeu_ps(m_c.outN + 3 * v + 16 * z, o.n[z]);
-            }
-            if constexpr (kTangents)
-                for (int g = 0; g < 4; ++g)
-                    _mm512_storeu_ps(m_c.outT + 4 * v + 16 * g, o.t[g]);
-        }
-    }
-
-    void finish()
-    {
-        if constexpr (kStream) {
-            if constexpr (kPositions)
-                m_p.finish();
-            m_n.finish();
-            if constexpr (kTangents)
-                m_t.finish();
-        }
-    }
-
-private:
-    const Context& m_c;
-    LineWriter<3, kStream> m_p, m_n;
-    LineWriter<4, kStream> m_t;
-};
-
 /// The jacobian's block plan of block b (its slots and their gradients, ~1 KB a block on the benchmark rig): the
 /// hardware prefetchers left the gradient loads waiting on memory at 1M vertices (a third of the kernel's samples).
 RS_INLINE void prefetchSlots(const Context& c, size_t b)
@@ -727,9 +679,61 @@ RS_INLINE void prefetchSlots(const Context& c, size_t b)
         _mm_prefetch(a, _MM_HINT_T0);
 }
 
-template <Method M, int K, bool kTangents, bool kPositions, bool kStream>
+/// Where a run of whole blocks goes: each block's registers stored where they belong, or, for large jobs (`stream`),
+/// whole non-temporal 64-byte lines through LineWriter from the run's first vertex (partial lines at both ends
+/// masked). finish() before anything else writes past the run. The choice is a run-time flag, not another template
+/// parameter: the kernels' instantiations doubled with it, and the sanitizer builds of this file with them.
+template <bool kTangents, bool kPositions>
+class BlockWriter {
+public:
+    BlockWriter(const Context& c, size_t v, bool stream)
+        : m_c(c), m_stream(stream), m_p(c.outP ? c.outP + 3 * v : c.outN), m_n(c.outN + 3 * v),
+          m_t(c.outT ? c.outT + 4 * v : c.outN)
+    {
+    }
+
+    RS_INLINE void put(size_t v, const BlockOut& o)
+    {
+        if (m_stream) {
+            if constexpr (kPositions)
+                m_p.put(o.p);
+            m_n.put(o.n);
+            if constexpr (kTangents)
+                m_t.put(o.t);
+            return;
+        }
+        for (int z = 0; z < 3; ++z) {
+            if constexpr (kPositions)
+                _mm512_storeu_ps(m_c.outP + 3 * v + 16 * z, o.p[z]);
+            _mm512_storeu_ps(m_c.outN + 3 * v + 16 * z, o.n[z]);
+        }
+        if constexpr (kTangents)
+            for (int g = 0; g < 4; ++g)
+                _mm512_storeu_ps(m_c.outT + 4 * v + 16 * g, o.t[g]);
+    }
+
+    void finish()
+    {
+        if (!m_stream)
+            return;
+        if constexpr (kPositions)
+            m_p.finish();
+        m_n.finish();
+        if constexpr (kTangents)
+            m_t.finish();
+    }
+
+private:
+    const Context& m_c;
+    bool m_stream;
+    LineWriter<3, true> m_p, m_n;
+    LineWriter<4, true> m_t;
+};
+
+template <Method M, int K, bool kTangents, bool kPositions>
 void run(const SkinJob& job, const Context& c, size_t first, size_t last)
 {
+    const bool stream = job.positions.size() * ((kPositions ? 12 : 0) + 12 + (kTangents ? 16 : 0)) >= kStreamingOutputBytes;
     size_t v = first;
     if constexpr (M == Method::Jacobian)
         if (c.blockSlots && v % 16 != 0) { // the plan's blocks start at multiples of 16: the few before, per vertex
@@ -738,7 +742,7 @@ void run(const SkinJob& job, const Context& c, size_t first, size_t last)
         }
     while (v + 16 <= last) {
         // A run of blocks, up to the first one skinBlock declines (it goes through the per-vertex kernel).
-        BlockWriter<kTangents, kPositions, kStream> out(c, v);
+        BlockWriter<kTangents, kPositions> out(c, v, stream);
         for (; v + 16 <= last; v += 16) {
             if (v + 16 * (kPrefetchBlocks + 1) <= last) {
                 prefetchInputs<K>(c, v + 16 * kPrefetchBlocks, kTangents);
@@ -759,18 +763,8 @@ void run(const SkinJob& job, const Context& c, size_t first, size_t last)
     }
     if (v < last)
         runMethodAvx2(job, c.pal, c.tables, v, last);
-    if constexpr (kStream)
+    if (stream)
         _mm_sfence(); // non-temporal stores are weakly ordered: complete them before the caller signals "done"
-}
-
-template <Method M, int K, bool kTangents, bool kPositions>
-void runS(const SkinJob& job, const Context& c, size_t first, size_t last)
-{
-    const size_t bytes = job.positions.size() * ((kPositions ? 12 : 0) + 12 + (kTangents ? 16 : 0));
-    if (bytes >= kStreamingOutputBytes)
-        run<M, K, kTangents, kPositions, true>(job, c, first, last);
-    else
-        run<M, K, kTangents, kPositions, false>(job, c, first, last);
 }
 
 template <Method M, int K>
@@ -778,13 +772,13 @@ void runM(const SkinJob& job, const Context& c, size_t first, size_t last)
 {
     const bool tangents = c.outT != nullptr, positions = c.outP != nullptr;
     if (tangents && positions)
-        runS<M, K, true, true>(job, c, first, last);
+        run<M, K, true, true>(job, c, first, last);
     else if (tangents)
-        runS<M, K, true, false>(job, c, first, last);
+        run<M, K, true, false>(job, c, first, last);
     else if (positions)
-        runS<M, K, false, true>(job, c, first, last);
+        run<M, K, false, true>(job, c, first, last);
     else
-        runS<M, K, false, false>(job, c, first, last);
+        run<M, K, false, false>(job, c, first, last);
 }
 
 template <int K>
