@@ -156,7 +156,7 @@ void planGradientBlocks(WeightGradients& g)
         }
         // A slot costs about three of the per-vertex path's terms (12 broadcasts and 18 FMAs for 16 lanes, against
         // three FMAs and a few loads a term), and the block's fixed costs differ by about 16 terms' worth in the
-        // slotEntries' favour (the per-vertex path transposes three summed matrices a group).
+        // slots' favour (the per-vertex path transposes three summed matrices a group).
         const size_t terms = g.offsets[v1] - g.offsets[v0];
         planned = planned && 3 * used <= terms + 16;
         if (planned) {
