@@ -3,13 +3,14 @@
 // those flags only; called only when the CPU and the OS support them (cpuHasAvx512), through methodKernel().
 //
 // Layout of the work, as in the linear kernel (skinning_linear_avx512.cpp): 16 vertices per block, four groups of four.
-// A vertex's blended 3x4 matrix is one zmm; a group's four are transposed into X_c = (column c of vertex 0 | ... | 3),
-// so that every 3-vector operation of the scalar reference — the cross products of the cofactor, the determinant, the
-// quaternion rotation — runs on four vertices at once inside the 128-bit lanes (lane 3 of every vector stays 0).
-// Per method, step for step with the scalar reference in skinning.cpp:
-// - cofactor: cof(A) n = n.x (c1×c2) + n.y (c2×c0) + n.z (c0×c1);
+// A vertex's blended 3x4 matrix is one zmm; a group's four are transposed into X_c = (column c of vertex 0 | ... | 3).
+// Cofactor, inverse-transpose, dual-quaternion and the planned jacobian then transpose the block once more, in-lane,
+// to one vertex per lane, where the 3-vector algebra of the scalar reference is plain FMAs; blend-inverse-transpose and
+// the unplanned jacobian stay in the group layout (3-vectors as x y z 0 in each 128-bit lane). Per method, step for
+// step with the scalar reference in skinning.cpp:
+// - cofactor: cof(A) n = n.x (c1×c2) + n.y (c2×c0) + n.z (c0×c1) (normalBlockSoa);
 // - inverse-transpose: the same, flipped where det = c0 · (c1×c2) < 0, zero and flagged singular where
-//   |det| <= 1e-6 s^1.5 (s = |A|_F² / 3) or not finite — branch-free, per lane;
+//   |det| <= 1e-6 s^1.5 (s = |A|_F² / 3) or not finite — branch-free, per lane (normalBlockSoa);
 // - blend-inverse-transpose: a second blend, of the joints' R^{-T};
 // - dual-quaternion: each slot's (real | dual) pair flipped to the pivot's hemisphere by a per-lane sign and blended
 //   in the group layout (as are the stretches S); then the block is transposed in-lane to one vertex per lane, and
@@ -171,11 +172,9 @@ struct Context {
     const float* slotGradients;
 };
 
-/// One group's outputs: (x y z _) per 128-bit lane; `bad`: lanes of vertices flagged singular (inverse-transpose).
+/// One group's outputs: (x y z _) per 128-bit lane.
 struct GroupOut {
     __m512 p, n, t;
-    __mmask16 bad = 0;
-    __m512 det, scale; // inverse-transpose: det A and |A|_F² / 3 per 128-bit lane (singularTest)
 };
 
 /// One block's outputs, packed as the arrays store them: positions and normals 48 floats each, tangents 64 (w
@@ -382,6 +381,75 @@ RS_INLINE bool dqBlockSoa(const Context& c, size_t v, BlockOut& out)
     return true;
 }
 
+/// The blended matrices of a block's sixteen vertices (j, w: its first vertex's), one vertex per lane: col[0..2] the
+/// columns, col[3] the translation (kColumns = 4) — blended per vertex, then transposed (blendGroup, transpose4).
+template <int K, int kColumns>
+RS_INLINE void blendBlockSoa(const PaletteMatrix* pal, const uint16_t* j, const float* w, Soa3 (&col)[4])
+{
+    Columns a[4];
+    for (int g = 0; g < 4; ++g)
+        a[g] = blendGroup<K>(pal, j + 4 * K * g, w + 4 * K * g);
+    __m512 unused;
+    for (int i = 0; i < kColumns; ++i)
+        transpose4(a[0].x[i], a[1].x[i], a[2].x[i], a[3].x[i], col[i].x, col[i].y, col[i].z, unused);
+}
+
+RS_INLINE __m512 dotSoa(const Soa3& a, const Soa3& b)
+{
+    return _mm512_fmadd_ps(a.z, b.z, _mm512_fmadd_ps(a.y, b.y, _mm512_mul_ps(a.x, b.x)));
+}
+
+/// Cofactor and inverse-transpose, one block with one vertex per lane: the blends transposed once (blendBlockSoa),
+/// then the cross products, the determinant and its singularity test, the products and the normalisations are plain
+/// FMAs: no shuffles and no lane spent on the vectors' fourth component. The group layout (skinGroup) spent ~9
+/// shuffles a vertex on them, on the port Intel's 512-bit FMAs share: one vertex per lane ran inverse-transpose 25%
+/// faster (100k vertices on a Sapphire Rapids-class Xeon: 175 -> 225 M/s; cofactor 195 -> 232). Not
+/// blend-inverse-transpose: its second blend would need a second transpose, and measured slower (157 -> 150).
+template <Method M, int K, bool kTangents, bool kPositions>
+RS_INLINE void normalBlockSoa(const Context& c, size_t v, BlockOut& out)
+{
+    const Constants& k = c.k;
+    const uint16_t* j = c.joints + K * v;
+    const float* w = c.weights + K * v;
+    Soa3 col[4];
+    blendBlockSoa<K, kPositions ? 4 : 3>(c.pal, j, w, col);
+    if constexpr (kPositions)
+        packSoa3(k, combineSoa(col[0], col[1], col[2], loadSoa3(k, c.inP + 3 * v)) + col[3], out.p);
+    if constexpr (kTangents) {
+        __m512 tw;
+        const Soa3 tin = loadTangentsSoa(c.inT + 4 * v, tw);
+        packTangentsSoa(normalizeSoa(combineSoa(col[0], col[1], col[2], tin)), tw, out.t);
+    }
+    const Soa3 n = loadSoa3(k, c.inN + 3 * v);
+    __mmask16 ok = 0xFFFF; // lanes whose normal transform is regular
+    Soa3 nrm;
+    // cof(A) n = n.x (c1×c2) + n.y (c2×c0) + n.z (c0×c1).
+    const Soa3 k0 = crossSoa(col[1], col[2]);
+    const Soa3 cn = combineSoa(k0, crossSoa(col[2], col[0]), crossSoa(col[0], col[1]), n);
+    if constexpr (M == Method::Cofactor) {
+        nrm = normalizeSoa(cn);
+    } else {
+        static_assert(M == Method::InverseTranspose);
+        // A^{-T} n = cof(A) n / det: the cofactor's direction, flipped where det = c0 · (c1×c2) < 0; zero and flagged
+        // where |det| <= 1e-6 s^1.5 (s = |A|_F² / 3) or not finite, as singular3().
+        const __m512 det = dotSoa(col[0], k0);
+        const __m512 f2 = _mm512_add_ps(_mm512_add_ps(dotSoa(col[0], col[0]), dotSoa(col[1], col[1])), dotSoa(col[2], col[2]));
+        const __m512 s = _mm512_mul_ps(f2, _mm512_set1_ps(1.0f / 3.0f));
+        const __m512 absDet = _mm512_abs_ps(det);
+        ok = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(absDet, _mm512_mul_ps(_mm512_set1_ps(1e-6f), _mm512_mul_ps(s, _mm512_sqrt_ps(s))), _CMP_GT_OQ),
+                                     absDet, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+        const __m512 sign = _mm512_and_ps(det, _mm512_set1_ps(-0.0f)); // -cof(A) n where det < 0
+        nrm = normalizeSoa({_mm512_xor_ps(cn.x, sign), _mm512_xor_ps(cn.y, sign), _mm512_xor_ps(cn.z, sign)});
+        nrm = {_mm512_maskz_mov_ps(ok, nrm.x), _mm512_maskz_mov_ps(ok, nrm.y), _mm512_maskz_mov_ps(ok, nrm.z)};
+    }
+    packSoa3(k, nrm, out.n);
+    if (c.outFlags) {
+        // Lane l holds vertex 4 (l % 4) + l / 4 (laneOrder is its own inverse): the flags back in vertex order.
+        const __m512i f = _mm512_mask_blend_epi32(ok, _mm512_set1_epi32(SkinFlagSingular), _mm512_set1_epi32(SkinFlagNone));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(c.outFlags + v), _mm512_cvtepi32_epi8(_mm512_permutexvar_epi32(k.laneOrder, f)));
+    }
+}
+
 /// A block vertex mask (bit q: vertex q) in transpose4's lane order (vertex q in lane 4 (q % 4) + q / 4), by bytes.
 struct LaneMasks {
     uint16_t low[256], high[256];
@@ -411,21 +479,11 @@ template <int K, bool kTangents, bool kPositions>
 RS_INLINE void jacobianBlockSoa(const Context& c, size_t v, uint32_t s0, uint32_t s1, BlockOut& out)
 {
     const Constants& k = c.k;
-    const uint16_t* j = c.joints + K * v;
-    const float* w = c.weights + K * v;
-    Columns a[4];
-    for (int g = 0; g < 4; ++g)
-        a[g] = blendGroup<K>(c.pal, j + 4 * K * g, w + 4 * K * g);
-    __m512 unused0, unused1;
-    Soa3 col[3];
-    for (int i = 0; i < 3; ++i)
-        transpose4(a[0].x[i], a[1].x[i], a[2].x[i], a[3].x[i], col[i].x, col[i].y, col[i].z, unused0);
+    Soa3 col[4];
+    blendBlockSoa<K, kPositions ? 4 : 3>(c.pal, c.joints + K * v, c.weights + K * v, col);
     const Soa3 p = loadSoa3(k, c.inP + 3 * v);
-    if constexpr (kPositions) {
-        Soa3 t;
-        transpose4(a[0].x[3], a[1].x[3], a[2].x[3], a[3].x[3], t.x, t.y, t.z, unused1);
-        packSoa3(k, combineSoa(col[0], col[1], col[2], p) + t, out.p);
-    }
+    if constexpr (kPositions)
+        packSoa3(k, combineSoa(col[0], col[1], col[2], p) + col[3], out.p);
     const float* d = c.slotGradients + c.blockData[v / 16];
     // In a register: an expand whose source is memory runs about ten times slower on Intel (Sapphire Rapids; measured:
     // three a slot took 40% of the kernel), and GCC folds a load of a constant into it.
@@ -535,49 +593,11 @@ RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], con
         }
         if constexpr (kTangents)
             o.t = a.dir(tx, ty, tz);
-        if constexpr (M == Method::Cofactor) {
-            o.n = a.cofactorTimes(n.x, n.y, n.z);
-            normalizePair(o.n, o.t);
-        } else if constexpr (M == Method::BlendInverseTranspose) {
-            const Columns it3 = blendGroup<K>(c.tables.inverseTranspose, j, w);
-            o.n = it3.dir(n.x, n.y, n.z);
-            normalizePair(o.n, o.t);
-        } else {
-            static_assert(M == Method::InverseTranspose);
-            // A^{-T} n = cof(A) n / det: the cofactor's direction, flipped where det < 0; singular as singular3().
-            const __m512 k0 = cross(a.x[1], a.x[2]);
-            o.n = _mm512_fmadd_ps(cross(a.x[0], a.x[1]), n.z, _mm512_fmadd_ps(cross(a.x[2], a.x[0]), n.y, _mm512_mul_ps(k0, n.x)));
-            const __m512 det = hsum4(_mm512_mul_ps(a.x[0], k0));
-            const __m512 f2 = hsum4(_mm512_fmadd_ps(a.x[2], a.x[2], _mm512_fmadd_ps(a.x[1], a.x[1], _mm512_mul_ps(a.x[0], a.x[0]))));
-            o.det = det;
-            o.scale = _mm512_mul_ps(f2, _mm512_set1_ps(1.0f / 3.0f));
-            o.n = _mm512_xor_ps(o.n, _mm512_and_ps(det, _mm512_set1_ps(-0.0f))); // -cof(A) n where det < 0
-            normalizePair(o.n, o.t); // singular ones are zeroed by singularTest, for the whole block at once
-        }
+        static_assert(M == Method::BlendInverseTranspose, "cofactor and inverse-transpose: normalBlockSoa");
+        const Columns it3 = blendGroup<K>(c.tables.inverseTranspose, j, w);
+        o.n = it3.dir(n.x, n.y, n.z);
+        normalizePair(o.n, o.t);
         return true;
-    }
-}
-
-/// Inverse-transpose: zeroes the normals of the block's singular vertices (|det| <= 1e-6 s^1.5 or not finite, as
-/// singular3()) and sets their `bad` lanes. Each group holds a vertex's det and s in all four floats of its lane, so the
-/// four groups are merged into one register (vertex 4g + q in float 4q + g) and the square root runs once a block:
-/// four 512-bit square roots a block were a fifth of the kernel's time on Intel (Sapphire Rapids).
-RS_INLINE void singularTest(GroupOut (&o)[4])
-{
-    __m512 det = o[0].det, s = o[0].scale;
-    for (int g = 1; g < 4; ++g) {
-        const auto lanes = __mmask16(0x1111u << g);
-        det = _mm512_mask_mov_ps(det, lanes, o[g].det);
-        s = _mm512_mask_mov_ps(s, lanes, o[g].scale);
-    }
-    const __m512 absDet = _mm512_abs_ps(det);
-    const __mmask16 ok = _mm512_mask_cmp_ps_mask(
-        _mm512_cmp_ps_mask(absDet, _mm512_mul_ps(_mm512_set1_ps(1e-6f), _mm512_mul_ps(s, _mm512_sqrt_ps(s))), _CMP_GT_OQ),
-        absDet, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
-    for (int g = 0; g < 4; ++g) {
-        const auto okG = __mmask16(((ok >> g) & 0x1111u) * 0xFu); // float 4q + g -> lane q of group g
-        o[g].n = _mm512_maskz_mov_ps(okG, o[g].n);
-        o[g].bad = __mmask16(~okG);
     }
 }
 
@@ -603,8 +623,6 @@ RS_INLINE bool skinGroups(const Context& c, size_t v, BlockOut& out)
         !skinGroup<M, K, kTangents, kPositions, 2>(c, v, ip, in, it, o[2]) ||
         !skinGroup<M, K, kTangents, kPositions, 3>(c, v, ip, in, it, o[3]))
         return false;
-    if constexpr (M == Method::InverseTranspose)
-        singularTest(o);
 
     const Constants& k = c.k;
     for (int z = 0; z < 3; ++z) {
@@ -615,15 +633,8 @@ RS_INLINE bool skinGroups(const Context& c, size_t v, BlockOut& out)
     if constexpr (kTangents)
         for (int g = 0; g < 4; ++g)
             out.t[g] = _mm512_mask_mov_ps(o[g].t, 0x8888, it[g]); // w copied
-    if (c.outFlags) {
-        // Lane 4q of group g's mask is vertex 4g + q's.
-        uint32_t bad = 0;
-        for (int g = 0; g < 4; ++g)
-            for (int q = 0; q < 4; ++q)
-                bad |= uint32_t((o[g].bad >> (4 * q)) & 1u) << (4 * g + q);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(c.outFlags + v),
-                         _mm_mask_blend_epi8(__mmask16(bad), _mm_set1_epi8(char(SkinFlagNone)), _mm_set1_epi8(char(SkinFlagSingular))));
-    }
+    if (c.outFlags)
+        std::memset(c.outFlags + v, SkinFlagNone, 16);
     return true;
 }
 
@@ -648,7 +659,12 @@ RS_INLINE bool skinBlock(const Context& c, size_t v, BlockOut& out)
                     return true;
                 }
             }
-        return skinGroups<M, K, kTangents, kPositions>(c, v, out);
+        if constexpr (M == Method::Cofactor || M == Method::InverseTranspose) {
+            normalBlockSoa<M, K, kTangents, kPositions>(c, v, out);
+            return true;
+        } else {
+            return skinGroups<M, K, kTangents, kPositions>(c, v, out);
+        }
     }
 }
 
