@@ -118,17 +118,12 @@ template <int K, bool kTangents>
 RS_INLINE void prefetchInputs(const uint16_t* joints, const float* weights, const float* p, const float* n,
                               const float* t, size_t u)
 {
-    auto lines = [](const void* start, int bytes) {
-        const char* a = static_cast<const char*>(start);
-        for (int l = 0; l < bytes; l += 64)
-            _mm_prefetch(a + l, _MM_HINT_T0);
-    };
-    lines(joints + K * u, 16 * K * 2);
-    lines(weights + K * u, 16 * K * 4);
-    lines(p + 3 * u, 16 * 12);
-    lines(n + 3 * u, 16 * 12);
+    prefetchLines(joints + K * u, 16 * K * 2);
+    prefetchLines(weights + K * u, 16 * K * 4);
+    prefetchLines(p + 3 * u, 16 * 12);
+    prefetchLines(n + 3 * u, 16 * 12);
     if constexpr (kTangents)
-        lines(t + 4 * u, 16 * 16);
+        prefetchLines(t + 4 * u, 16 * 16);
 }
 
 template <int K, bool kTangents, bool kStream>
@@ -229,12 +224,9 @@ void runPositions(const SkinJob& job, const PaletteMatrix* pal, size_t first, si
     for (; v + 16 <= last; v += 16) {
         if (v + 16 * (kPrefetchBlocks + 1) <= last) {
             const size_t u = v + 16 * kPrefetchBlocks;
-            for (int l = 0; l < 16 * K * 2; l += 64)
-                _mm_prefetch(reinterpret_cast<const char*>(joints + K * u) + l, _MM_HINT_T0);
-            for (int l = 0; l < 16 * K * 4; l += 64)
-                _mm_prefetch(reinterpret_cast<const char*>(weights + K * u) + l, _MM_HINT_T0);
-            for (int l = 0; l < 16 * 12; l += 64)
-                _mm_prefetch(reinterpret_cast<const char*>(inP + 3 * u) + l, _MM_HINT_T0);
+            prefetchLines(joints + K * u, 16 * K * 2);
+            prefetchLines(weights + K * u, 16 * K * 4);
+            prefetchLines(inP + 3 * u, 16 * 12);
         }
         positionsBlock<K>(k, pal, joints + K * v, weights + K * v, inP + 3 * v, o);
         wp.put(o);

@@ -671,28 +671,12 @@ RS_INLINE bool skinBlock(const Context& c, size_t v, BlockOut& out)
 template <int K>
 RS_INLINE void prefetchInputs(const Context& c, size_t u, bool tangents)
 {
-    auto lines = [](const void* start, int bytes) {
-        const char* a = static_cast<const char*>(start);
-        for (int l = 0; l < bytes; l += 64)
-            _mm_prefetch(a + l, _MM_HINT_T0);
-    };
-    lines(c.joints + K * u, 16 * K * 2);
-    lines(c.weights + K * u, 16 * K * 4);
-    lines(c.inP + 3 * u, 16 * 12);
-    lines(c.inN + 3 * u, 16 * 12);
+    prefetchLines(c.joints + K * u, 16 * K * 2);
+    prefetchLines(c.weights + K * u, 16 * K * 4);
+    prefetchLines(c.inP + 3 * u, 16 * 12);
+    prefetchLines(c.inN + 3 * u, 16 * 12);
     if (tangents)
-        lines(c.inT + 4 * u, 16 * 16);
-}
-
-/// The jacobian's block plan of block b (its slots and their gradients, ~1 KB a block on the benchmark rig): the
-/// hardware prefetchers left the gradient loads waiting on memory at 1M vertices (a third of the kernel's samples).
-RS_INLINE void prefetchSlots(const Context& c, size_t b)
-{
-    _mm_prefetch(reinterpret_cast<const char*>(c.slotEntries + (c.blockSlots[b] & ~WeightGradients::kUnplanned)), _MM_HINT_T0);
-    const char* begin = reinterpret_cast<const char*>(c.slotGradients + c.blockData[b]);
-    const char* end = reinterpret_cast<const char*>(c.slotGradients + c.blockData[b + 1]);
-    for (const char* a = begin; a < end; a += 64)
-        _mm_prefetch(a, _MM_HINT_T0);
+        prefetchLines(c.inT + 4 * u, 16 * 16);
 }
 
 /// Where a run of whole blocks goes: each block's registers stored where they belong, or, for large jobs (`stream`),
@@ -764,7 +748,7 @@ void run(const SkinJob& job, const Context& c, size_t first, size_t last)
                 prefetchInputs<K>(c, v + 16 * kPrefetchBlocks, kTangents);
                 if constexpr (M == Method::Jacobian)
                     if (c.blockSlots)
-                        prefetchSlots(c, v / 16 + kPrefetchBlocks);
+                        prefetchGradientBlock(c.blockSlots, c.blockData, c.slotEntries, c.slotGradients, v / 16 + kPrefetchBlocks);
             }
             BlockOut o;
             if (!skinBlock<M, K, kTangents, kPositions>(c, v, o))
