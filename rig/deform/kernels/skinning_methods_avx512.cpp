@@ -140,6 +140,28 @@ RS_INLINE Columns blendGroup(const PaletteMatrix* pal, const uint16_t* j, const 
                      blendMatrix<K>(pal, j + 3 * K, w + 3 * K));
 }
 
+/// blendGroup of two palettes over the same slots in one pass (blend-inverse-transpose: the joints' matrices and their
+/// R^{-T}): each slot's joint index and weight read once for both.
+template <int K>
+RS_INLINE void blendGroup2(const PaletteMatrix* pal, const PaletteMatrix* other, const uint16_t* j, const float* w, Columns& a,
+                           Columns& b)
+{
+    __m512 x[4], y[4];
+    for (int q = 0; q < 4; ++q) {
+        const uint16_t* jq = j + K * q;
+        const __m512 w0 = _mm512_set1_ps(w[K * q]);
+        x[q] = _mm512_mul_ps(_mm512_load_ps(pal[jq[0]].m), w0);
+        y[q] = _mm512_mul_ps(_mm512_load_ps(other[jq[0]].m), w0);
+        for (int i = 1; i < K; ++i) {
+            const __m512 wi = _mm512_set1_ps(w[K * q + i]);
+            x[q] = _mm512_fmadd_ps(_mm512_load_ps(pal[jq[i]].m), wi, x[q]);
+            y[q] = _mm512_fmadd_ps(_mm512_load_ps(other[jq[i]].m), wi, y[q]);
+        }
+    }
+    a = transpose(x[0], x[1], x[2], x[3]);
+    b = transpose(y[0], y[1], y[2], y[3]);
+}
+
 /// The group's four 3-float vectors as (x y z 0) per 128-bit lane.
 template <int G>
 RS_INLINE __m512 vectors(const Constants& k, const __m512 (&d)[3])
@@ -586,15 +608,15 @@ RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], con
         normalizePair(o.n, o.t);
         return true;
     } else {
-        const Columns a = blendGroup<K>(c.pal, j, w);
+        static_assert(M == Method::BlendInverseTranspose, "cofactor and inverse-transpose: normalBlockSoa");
+        Columns a, it3;
+        blendGroup2<K>(c.pal, c.tables.inverseTranspose, j, w, a, it3);
         if constexpr (kPositions) {
             const Spread<G> p(k, ip);
             o.p = _mm512_add_ps(a.dir(p.x, p.y, p.z), a.x[3]);
         }
         if constexpr (kTangents)
             o.t = a.dir(tx, ty, tz);
-        static_assert(M == Method::BlendInverseTranspose, "cofactor and inverse-transpose: normalBlockSoa");
-        const Columns it3 = blendGroup<K>(c.tables.inverseTranspose, j, w);
         o.n = it3.dir(n.x, n.y, n.z);
         normalizePair(o.n, o.t);
         return true;
