@@ -1,5 +1,5 @@
-// Internal to the AVX-512 kernels (skinning_linear_avx512.cpp, skinning_methods_avx512.cpp,
-// analysis/reference_avx512.cpp, all built with
+// Internal to the AVX-512 kernels (skinning_linear_avx512.cpp, skinning_methods_avx512.h and the files that
+// instantiate it, analysis/reference_avx512.cpp, all built with
 // -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx2 -mfma): the 16-vertex block layout they share. A block is four
 // groups of four vertices; a vertex's blended 3x4 matrix is one zmm (c0 | c1 | c2 | t, each x y z 0), and the inputs
 // of the block's 3-float streams (48 floats, three zmm) are spread to per-lane-group broadcasts with two-source
