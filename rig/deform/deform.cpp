@@ -125,6 +125,8 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         const SkinJob job = makeSkinJob(m, method, surface, frames);
         parallelFor(job.positions.size(), kGrain, settings.threads, [&](size_t b, size_t e) { runPart(job, b, e); });
     };
+    // The methods whose positions equal the linear ones: step 4 skins their frames only.
+    auto framesOnly = [](Method m) { return m != Method::Linear && m != Method::DualQuaternion && m != Method::Rebuilt; };
 
     // 1. Per mesh: palette, morph, and the positions every reference needs (linear; dual quaternion when asked).
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
@@ -219,16 +221,15 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         MeshEvaluation& me = out.meshes[m];
         const size_t n = mesh.vertexCount();
         const bool tangents = mesh.hasTangents();
-        std::vector<SkinJob>& jobs = out.methodJobs;
-        jobs.clear();
+        std::array<SkinJob, kMethodCount> jobs; // by method, for framesOnly()
         for (Method method : methods) {
             MethodFrames& frames = me.methods[size_t(method)];
             if (method == Method::Rebuilt) {
                 resize(frames.normals, n);
                 resize(frames.tangents, me.surfaceOf(method).referenceTangents.size());
                 resize(frames.flags, n);
-            } else if (method != Method::Linear && method != Method::DualQuaternion) {
-                jobs.push_back(makeSkinJob(m, method, nullptr, frames)); // positions equal the linear ones: frames only
+            } else if (framesOnly(method)) {
+                jobs[size_t(method)] = makeSkinJob(m, method, nullptr, frames);
             }
             resize(frames.normalErrorDeg, n);
             resize(frames.tangentErrorDeg, n);
@@ -237,7 +238,6 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         }
         parallelFor(n, kGrain, settings.threads, [&](size_t b, size_t e) {
             auto part = [b, e](auto& v) { return std::span(v).subspan(b, e - b); };
-            size_t job = 0;
             for (Method method : methods) {
                 MethodFrames& frames = me.methods[size_t(method)];
                 const Surface& surface = me.surfaceOf(method);
@@ -248,8 +248,8 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
                         std::copy(surface.referenceTangents.begin() + ptrdiff_t(b),
                                   surface.referenceTangents.begin() + ptrdiff_t(e), frames.tangents.begin() + ptrdiff_t(b));
                     std::fill(frames.flags.begin() + ptrdiff_t(b), frames.flags.begin() + ptrdiff_t(e), SkinFlagNone);
-                } else if (method != Method::Linear && method != Method::DualQuaternion) {
-                    runPart(jobs[job++], b, e);
+                } else if (framesOnly(method)) {
+                    runPart(jobs[size_t(method)], b, e);
                 }
                 // Against the reference rebuilt now, and against the one carried from the bind pose (step 3).
                 const bool carriedTangents = tangents && surface.carriedTangents.size() == n;

@@ -106,7 +106,6 @@ struct Evaluation {
     std::vector<float> statsScratch;
     std::vector<float> statsSorted;
     ReferenceScratch referenceScratch;
-    std::vector<SkinJob> methodJobs; ///< one mesh's jobs of the methods that share the linear positions
 };
 
 /// Evaluates `methods` (Rebuilt included or not; the reference is always computed) for the pose.

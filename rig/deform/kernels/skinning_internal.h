@@ -5,6 +5,7 @@
 #include <span>
 
 #include "rig/deform/skinning.h"
+#include "rig/deform/weight_gradients.h"
 
 namespace rig::detail {
 
@@ -38,8 +39,7 @@ bool buildCompactPalette(std::span<const JointFrame> palette, PaletteMatrix* out
 [[gnu::always_inline]] inline void prefetchGradientBlock(const uint32_t* blockSlots, const uint32_t* blockData,
                                                          const uint32_t* slotEntries, const float* slotGradients, size_t b)
 {
-    constexpr uint32_t kSlotMask = 0x7FFFFFFFu; // WeightGradients::kUnplanned off
-    __builtin_prefetch(slotEntries + (blockSlots[b] & kSlotMask), 0, 3);
+    __builtin_prefetch(slotEntries + (blockSlots[b] & ~WeightGradients::kUnplanned), 0, 3);
     prefetchLines(slotGradients + blockData[b], (blockData[b + 1] - blockData[b]) * sizeof(float));
 }
 
