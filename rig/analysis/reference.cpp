@@ -256,9 +256,9 @@ void buildSchedule(ReferenceTopology& t)
         return;
     }
     s.windowTriangles = std::max<uint32_t>(kMinWindow, std::bit_ceil(uint32_t(span)));
-    // The compact lists (every triangle a chunk's vertex reads lies in [needBegin, needEnd), which spans at most
-    // kMaxWindow < 65536).
-    static_assert(kMaxWindow <= 65536);
+    // The compact lists: window rows, doubled (2 * 16383 fits in 16 bits; the gather addresses rows of 16 bytes as
+    // 8 x the entry).
+    static_assert(2 * (kMaxWindow - 1) <= UINT16_MAX);
     s.compactBegin.assign(t.group.size() + 1, 0);
     for (size_t c = 0; c < chunks; ++c)
         for (uint32_t v = s.chunkBegin[c]; v < s.chunkBegin[c + 1]; ++v) {
@@ -267,7 +267,7 @@ void buildSchedule(ReferenceTopology& t)
             s.compactBegin[v] = uint32_t(s.compactTriangles.size()) | (alone ? 0u : 0x80000000u);
             if (alone)
                 for (uint32_t i = t.vertexTriangleOffsets[v]; i < t.vertexTriangleOffsets[v + 1]; ++i)
-                    s.compactTriangles.push_back(uint16_t(t.vertexTriangles[i] - s.needBegin[c]));
+                    s.compactTriangles.push_back(uint16_t(2 * (t.vertexTriangles[i] & (s.windowTriangles - 1))));
         }
     s.compactBegin.back() = uint32_t(s.compactTriangles.size());
 }
@@ -475,7 +475,6 @@ void runScheduledTask(const ReferenceTopology& topology, std::span<const Referen
                                           w.tangents.data(), w.bitangents.data(), mask);
         a.compactBegin = s.compactBegin.data() + topology.vertexBegin[m];
         a.compactTri = s.compactTriangles.data();
-        a.compactBase = s.needBegin[c];
         const uint32_t vb = topology.vertexBegin[m];
         runGather(kernel, a, s.chunkBegin[c] - vb, s.chunkBegin[c + 1] - vb);
     }

@@ -67,10 +67,10 @@ struct ReferenceTopology {
         std::vector<uint32_t> needBegin, needEnd; ///< per chunk: the triangles its gather reads (empty: none)
         std::vector<uint32_t> taskBegin; ///< per task, its first chunk; then the chunk count
         /// The gather's lists of the vertices alone in their smoothing group (most: their group's list is their own),
-        /// in 16 bits, relative to their chunk's needBegin (a window spans less than 65536 triangles), so that the
-        /// gather reads one short list instead of the group, two offset pairs and 32-bit indices. Per vertex (+1):
-        /// where its list starts in compactTriangles; the top bit set for a vertex in a group of several (its lists
-        /// are the CSR ones above).
+        /// as the window rows of their triangles (t & (windowTriangles - 1)), doubled, in 16 bits, so that the gather
+        /// reads one short list of ready row offsets instead of the group, two offset pairs and 32-bit indices. Per
+        /// vertex (+1): where its list starts in compactTriangles; the top bit set for a vertex in a group of several
+        /// (its lists are the CSR ones above).
         std::vector<uint32_t> compactBegin;
         std::vector<uint16_t> compactTriangles;
         uint32_t windowTriangles = 0;    ///< a power of two, or 0

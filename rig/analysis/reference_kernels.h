@@ -44,11 +44,10 @@ struct GatherArgs {
     /// Triangle t's rows are at 4 (t & faceMask): all ones for arrays of every triangle, the window size - 1 for a
     /// schedule's window (reference.h).
     uint32_t faceMask = ~0u;
-    /// A schedule's compact lists (ReferenceTopology::Schedule): per vertex of the mesh (+1), or null; the
-    /// chunk's first triangle they are relative to.
+    /// A schedule's compact lists (ReferenceTopology::Schedule): per vertex of the mesh (+1), or null; their entries
+    /// are window rows, doubled.
     const uint32_t* compactBegin = nullptr;
     const uint16_t* compactTri = nullptr;
-    uint32_t compactBase = 0;
 };
 
 namespace {
@@ -116,9 +115,9 @@ inline void finishVertex(const GatherArgs& a, size_t v, const float n[3], const 
     a.tangents[4 * v + 3] = frame.w;
 }
 
-/// Visits the triangles vertex v sums: normal(t) for each triangle of its group's list, then (with tangents)
-/// tangents(t) for each of its own. A vertex alone in its group (most are) has one list for both, visited in one pass
-/// in the same order.
+/// Visits the triangles vertex v sums: normal(r) for each triangle of its group's list, then (with tangents)
+/// tangents(r) for each of its own, r being the offset of the triangle's rows in floats (4 a row). A vertex alone in
+/// its group (most are) has one list for both, visited in one pass in the same order.
 template <typename Normal, typename Tangents>
 inline void visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents tangents)
 {
@@ -128,13 +127,13 @@ inline void visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents ta
             const uint32_t ce = a.compactBegin[v + 1] & 0x7FFFFFFFu;
             if (a.withTangents)
                 for (uint32_t i = cb; i < ce; ++i) {
-                    const size_t t = (a.compactBase + a.compactTri[i]) & a.faceMask;
-                    normal(t);
-                    tangents(t);
+                    const size_t r = 2 * size_t(a.compactTri[i]);
+                    normal(r);
+                    tangents(r);
                 }
             else
                 for (uint32_t i = cb; i < ce; ++i)
-                    normal(size_t((a.compactBase + a.compactTri[i]) & a.faceMask));
+                    normal(2 * size_t(a.compactTri[i]));
             return;
         }
     }
@@ -142,17 +141,17 @@ inline void visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents ta
     const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
     if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
         for (uint32_t i = gb; i < ge; ++i) {
-            const size_t t = a.gTri[i] & a.faceMask;
-            normal(t);
-            tangents(t);
+            const size_t r = 4 * size_t(a.gTri[i] & a.faceMask);
+            normal(r);
+            tangents(r);
         }
         return;
     }
     for (uint32_t i = gb; i < ge; ++i)
-        normal(size_t(a.gTri[i] & a.faceMask));
+        normal(4 * size_t(a.gTri[i] & a.faceMask));
     if (a.withTangents)
         for (uint32_t i = a.vOff[v]; i < a.vOff[v + 1]; ++i)
-            tangents(size_t(a.vTri[i] & a.faceMask));
+            tangents(4 * size_t(a.vTri[i] & a.faceMask));
 }
 
 /// The sums of vertex v: over its group's triangles for the normal, its own for the tangents.
@@ -162,14 +161,14 @@ inline void sumVertex(const GatherArgs& a, size_t v, float n[3], float t[3], flo
     visitTerms(
         a, v,
         [&](size_t f) {
-            const float* fn = a.faceNormals + 4 * f;
+            const float* fn = a.faceNormals + f;
             n[0] += fn[0];
             n[1] += fn[1];
             n[2] += fn[2];
         },
         [&](size_t f) {
-            const float* ft = a.faceTangents + 4 * f;
-            const float* fb = a.faceBitangents + 4 * f;
+            const float* ft = a.faceTangents + f;
+            const float* fb = a.faceBitangents + f;
             t[0] += ft[0];
             t[1] += ft[1];
             t[2] += ft[2];
@@ -185,10 +184,10 @@ inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __
 {
     n = t = b = _mm_setzero_ps();
     visitTerms(
-        a, v, [&](size_t f) { n = _mm_add_ps(n, _mm_load_ps(a.faceNormals + 4 * f)); },
+        a, v, [&](size_t f) { n = _mm_add_ps(n, _mm_load_ps(a.faceNormals + f)); },
         [&](size_t f) {
-            t = _mm_add_ps(t, _mm_load_ps(a.faceTangents + 4 * f));
-            b = _mm_add_ps(b, _mm_load_ps(a.faceBitangents + 4 * f));
+            t = _mm_add_ps(t, _mm_load_ps(a.faceTangents + f));
+            b = _mm_add_ps(b, _mm_load_ps(a.faceBitangents + f));
         });
 }
 
