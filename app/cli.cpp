@@ -475,7 +475,17 @@ int runBench(int argc, char** argv)
         if (m == rig::Method::Linear || m == rig::Method::Rebuilt || rig::methodKernel(m) != rig::LinearKernel::Avx512)
             continue;
         job.method = m;
-        row(std::string(rig::methodId(m)) + " (" + std::string(rig::linearKernelName(rig::LinearKernel::Avx2)) + ")",
+        const std::string avx2(rig::linearKernelName(rig::LinearKernel::Avx2));
+        if (m == rig::Method::PositionsOnly) {
+            rig::SkinJob positions = job;
+            positions.outNormals = {};
+            positions.outTangents = {};
+            std::swap(job, positions);
+            row(std::string(rig::methodId(m)) + " (" + avx2 + ", positions alone)",
+                skinRates([](const rig::SkinJob& part) { rig::runMethodKernel(part, rig::LinearKernel::Avx2); }));
+            std::swap(job, positions);
+        }
+        row(std::string(rig::methodId(m)) + " (" + avx2 + ")",
             skinRates([](const rig::SkinJob& part) { rig::runMethodKernel(part, rig::LinearKernel::Avx2); }));
     }
     for (rig::Method m : methodList.value()) {
