@@ -22,6 +22,7 @@
 #include "rig/analysis/reference.h"
 #include "rig/io/report.h"
 #include "rig/model/samples.h"
+#include "rig/platform/huge_pages.h"
 #include "viewer/gpu_deformer.h"
 #include "viewer/gpu_evaluate.h"
 #include "viewer/offscreen_rhi.h"
@@ -370,8 +371,12 @@ int runBench(int argc, char** argv)
     std::vector<rig::JointFrame> frames(matrices.size());
     rig::buildJointFrames(matrices, frames);
 
-    std::vector<glm::vec3> outP(nv), outN(nv);
-    std::vector<glm::vec4> outT(nv);
+    // On huge pages, as evaluate's outputs are (buildRuntime advised the rig's and the runtime's arrays).
+    std::vector<glm::vec3> outP, outN;
+    std::vector<glm::vec4> outT;
+    rig::resizeOnHugePages(outP, nv);
+    rig::resizeOnHugePages(outN, nv);
+    rig::resizeOnHugePages(outT, nv);
     rig::SkinJob job;
     job.palette = frames;
     job.influencesPerVertex = 4;
@@ -425,7 +430,9 @@ int runBench(int argc, char** argv)
             // From the linear-skinned positions, whatever ran before (zeros would make every triangle degenerate).
             job.method = rig::Method::Linear;
             job.run();
-            const std::vector<glm::vec3> skinned = outP;
+            std::vector<glm::vec3> skinned;
+            rig::resizeOnHugePages(skinned, nv);
+            std::copy(outP.begin(), outP.end(), skinned.begin());
             std::vector<rig::ReferenceKernel> kernels{rig::bestReferenceKernel()};
             if (kernels.front() == rig::ReferenceKernel::Avx512)
                 kernels.push_back(rig::ReferenceKernel::Avx2); // what AVX2-only machines run

@@ -9,7 +9,7 @@
 #include "rig/analysis/reference_kernels.h"
 #include "rig/deform/parallel.h"
 #include "rig/io/import.h"
-#include "rig/model/cpu_features.h"
+#include "rig/platform/cpu_features.h"
 #include "rig/model/samples.h"
 
 using namespace rig;

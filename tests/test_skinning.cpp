@@ -12,6 +12,7 @@
 #include "rig/analysis/reference.h"
 #include "rig/deform/skinning.h"
 #include "rig/deform/kernels/skinning_internal.h"
+#include "rig/platform/huge_pages.h"
 
 using namespace rig;
 
@@ -338,6 +339,8 @@ private slots:
     void parallelRebuildIsBitExact();
     void eightInfluencesUseMoreWeights();
     void validateRejectsBadSizes();
+    void hugePageInteriorIsTheWhole2MBPagesInside();
+    void adviseHugePagesKeepsEveryByte();
 };
 
 void TestSkinning::methodIdsRoundTrip()
@@ -1359,6 +1362,54 @@ void TestSkinning::validateRejectsBadSizes()
     job.method = Method::Linear;
     job.influencesPerVertex = 5;
     QVERIFY(!job.validate());
+}
+
+void TestSkinning::hugePageInteriorIsTheWhole2MBPagesInside()
+{
+    constexpr uintptr_t M = uintptr_t(1) << 20;
+    auto at = [](uintptr_t a) { return reinterpret_cast<const void*>(a); };
+    // Starting 16 bytes into a page (as glibc's large chunks do): the first whole page starts at the next 2 MB.
+    HugePageSpan s = hugePageInterior(at(100 * M + 16), 9 * M);
+    QCOMPARE(s.begin, 102 * M);
+    QCOMPARE(s.end, 108 * M); // 100 M + 16 + 9 M rounds down to 108 M
+    // Aligned at both ends: all of it.
+    s = hugePageInterior(at(64 * M), 8 * M);
+    QCOMPARE(s.begin, 64 * M);
+    QCOMPARE(s.end, 72 * M);
+    // 4 MB that straddle three 2 MB pages hold one whole one.
+    s = hugePageInterior(at(65 * M), 4 * M);
+    QCOMPARE(s.begin, 66 * M);
+    QCOMPARE(s.end, 68 * M);
+    // Under the 4 MB threshold, or no memory: nothing.
+    s = hugePageInterior(at(64 * M), 4 * M - 1);
+    QCOMPARE(s.end, s.begin);
+    s = hugePageInterior(nullptr, 64 * M);
+    QCOMPARE(s.end, s.begin);
+    // 4 MB starting a page past a 2 MB boundary: one whole page inside.
+    s = hugePageInterior(at(64 * M + 4096), 4 * M);
+    QCOMPARE(s.begin, 66 * M);
+    QCOMPARE(s.end, 68 * M);
+}
+
+void TestSkinning::adviseHugePagesKeepsEveryByte()
+{
+    // The advice (and the collapse of pages already written, where the kernel does it) is a hint: the data must read
+    // back unchanged. A wrong advice (MADV_DONTNEED, MADV_FREE) would zero or drop these pages.
+    std::vector<uint32_t> data(6u << 20 >> 2); // 6 MB: at least one whole 2 MB page inside
+    std::mt19937 rng(11);
+    for (uint32_t& x : data)
+        x = rng();
+    const std::vector<uint32_t> copy = data;
+    const HugePageSpan span = hugePageInterior(data.data(), data.size() * sizeof(uint32_t));
+    QVERIFY(span.end - span.begin >= (2u << 20));
+    const size_t collapsed = adviseHugePages(data);
+    QVERIFY(collapsed == 0 || collapsed == span.end - span.begin);
+    QVERIFY(data == copy);
+    // Written again after the advice: still ordinary memory.
+    for (size_t i = 0; i < data.size(); i += 1024)
+        data[i] = uint32_t(i);
+    for (size_t i = 0; i < data.size(); i += 1024)
+        QCOMPARE(data[i], uint32_t(i));
 }
 
 QTEST_GUILESS_MAIN(TestSkinning)

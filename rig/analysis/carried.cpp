@@ -7,7 +7,7 @@
 #include <immintrin.h>
 
 #include "rig/analysis/metrics.h"
-#include "rig/model/cpu_features.h"
+#include "rig/platform/cpu_features.h"
 #include "rig/model/math.h"
 
 namespace rig {

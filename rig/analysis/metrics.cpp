@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "rig/model/cpu_features.h"
+#include "rig/platform/cpu_features.h"
 #include "rig/model/math.h"
 
 namespace rig {

@@ -8,7 +8,7 @@
 
 #include "rig/analysis/reference_kernels.h"
 #include "rig/deform/parallel.h"
-#include "rig/model/cpu_features.h"
+#include "rig/platform/cpu_features.h"
 #include "rig/model/math.h"
 
 namespace rig {

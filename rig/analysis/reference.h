@@ -27,7 +27,7 @@
 
 #include <glm/glm.hpp>
 
-#include "rig/model/aligned_vector.h"
+#include "rig/platform/aligned_vector.h"
 #include "rig/model/model.h"
 
 namespace rig {

@@ -9,6 +9,7 @@
 #include "rig/model/math.h"
 #include "rig/deform/parallel.h"
 #include "rig/analysis/reference.h"
+#include "rig/platform/huge_pages.h"
 
 namespace rig {
 
@@ -16,11 +17,13 @@ namespace {
 
 constexpr size_t kGrain = 16384;
 
+/// Sizes an output array; a new allocation is backed by huge pages where it is large (huge_pages.h: every pass
+/// over it is a stream of its own).
 template <typename T>
 void resize(std::vector<T>& v, size_t n)
 {
     if (v.size() != n)
-        v.resize(n);
+        resizeOnHugePages(v, n);
 }
 
 /// The reference of one surface (the linear or the dual-quaternion positions of every mesh).
@@ -61,7 +64,34 @@ RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex)
     rt.reference = buildReferenceTopology(rig);
     rt.bind = rebuildBindReference(rig, rt.reference);
     rt.baseline = computeBaseline(rig, rt.bind);
+    adviseHugePages(rig, rt);
     return rt;
+}
+
+void adviseHugePages(const Rig& rig, const RigRuntime& rt)
+{
+    for (const Mesh& mesh : rig.meshes) {
+        adviseHugePages(mesh.positions);
+        adviseHugePages(mesh.normals);
+        adviseHugePages(mesh.tangents);
+        adviseHugePages(mesh.uvs);
+        adviseHugePages(mesh.indices);
+    }
+    for (const MeshRuntime& mr : rt.meshes) {
+        adviseHugePages(mr.stream.joints);
+        adviseHugePages(mr.stream.weights);
+        const WeightGradients& g = mr.gradients;
+        adviseHugePages(g.offsets);
+        adviseHugePages(g.joints);
+        adviseHugePages(g.gradients);
+        adviseHugePages(g.slotGradients);
+        adviseHugePages(g.slotEntries);
+    }
+    const ReferenceTopology& t = rt.reference;
+    for (const auto* list : {&t.group, &t.groupTriangleOffsets, &t.groupTriangles, &t.vertexTriangleOffsets,
+                             &t.vertexTriangles, &t.schedule.compactBegin})
+        adviseHugePages(*list);
+    adviseHugePages(t.schedule.compactTriangles);
 }
 
 void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pose, std::span<const Method> methods,

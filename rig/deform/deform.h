@@ -35,8 +35,14 @@ struct RigRuntime {
     Baseline baseline;               ///< the authored directions against `bind` (baseline.h)
 };
 
-/// Builds the runtime data (K = 4 or 8 influences per vertex).
+/// Builds the runtime data (K = 4 or 8 influences per vertex), and asks for huge pages under the large arrays that
+/// every evaluation streams through, the rig's own included (adviseHugePages below).
 RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex);
+
+/// Asks the kernel to back the large per-vertex arrays of `rig`'s meshes (bind attributes, indices) and of `rt`
+/// (influence streams, weight gradients, reference topology) with 2 MB pages (platform/huge_pages.h): a hint that
+/// changes no value. buildRuntime does it; call it again after replacing the rig's arrays in place.
+void adviseHugePages(const Rig& rig, const RigRuntime& rt);
 
 struct DeformSettings {
     bool morphNormals = true; ///< add morph targets' normal/tangent deltas (off: positions only)

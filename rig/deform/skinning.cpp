@@ -9,7 +9,7 @@
 #include "rig/model/math.h"
 #include "rig/deform/kernels/skinning_internal.h"
 #include "rig/deform/weight_gradients.h"
-#include "rig/model/cpu_features.h"
+#include "rig/platform/cpu_features.h"
 
 namespace rig {
 

@@ -1,4 +1,4 @@
-#include "rig/model/cpu_features.h"
+#include "rig/platform/cpu_features.h"
 
 namespace rig {
 
