@@ -421,6 +421,17 @@ int runBench(int argc, char** argv)
         });
         return std::pair(rate(t1), rate(tn));
     };
+    // Positions alone (the rest normals and tangents are the inputs): what ozz's positions-only job does.
+    auto positionsAloneRates = [&](const std::function<void(const rig::SkinJob&)>& runPart) {
+        const std::span<glm::vec3> normals = job.outNormals;
+        const std::span<glm::vec4> tangents = job.outTangents;
+        job.outNormals = {};
+        job.outTangents = {};
+        const auto rates = skinRates(runPart);
+        job.outNormals = normals;
+        job.outTangents = tangents;
+        return rates;
+    };
     auto row = [](const std::string& name, std::pair<double, double> r) {
         std::printf("| %s | %.1f | %.1f |\n", name.c_str(), r.first, r.second);
         std::fflush(stdout);
@@ -454,16 +465,9 @@ int runBench(int argc, char** argv)
         }
         job.method = m;
         const std::string name(rig::methodId(m));
-        if (m == rig::Method::PositionsOnly) {
-            // Positions alone (the rest normals and tangents are the inputs): what ozz's positions-only job does.
-            rig::SkinJob positions = job;
-            positions.outNormals = {};
-            positions.outTangents = {};
-            std::swap(job, positions);
+        if (m == rig::Method::PositionsOnly)
             row(name + " (" + std::string(rig::linearKernelName(rig::methodKernel(m))) + ", positions alone)",
-                skinRates([](const rig::SkinJob& part) { part.run(); }));
-            std::swap(job, positions);
-        }
+                positionsAloneRates([](const rig::SkinJob& part) { part.run(); }));
         row(name + " (" + std::string(rig::linearKernelName(rig::methodKernel(m))) + ")",
             skinRates([](const rig::SkinJob& part) { part.run(); }));
     }
@@ -483,17 +487,10 @@ int runBench(int argc, char** argv)
             continue;
         job.method = m;
         const std::string avx2(rig::linearKernelName(rig::LinearKernel::Avx2));
-        if (m == rig::Method::PositionsOnly) {
-            rig::SkinJob positions = job;
-            positions.outNormals = {};
-            positions.outTangents = {};
-            std::swap(job, positions);
-            row(std::string(rig::methodId(m)) + " (" + avx2 + ", positions alone)",
-                skinRates([](const rig::SkinJob& part) { rig::runMethodKernel(part, rig::LinearKernel::Avx2); }));
-            std::swap(job, positions);
-        }
-        row(std::string(rig::methodId(m)) + " (" + avx2 + ")",
-            skinRates([](const rig::SkinJob& part) { rig::runMethodKernel(part, rig::LinearKernel::Avx2); }));
+        const auto runAvx2 = [](const rig::SkinJob& part) { rig::runMethodKernel(part, rig::LinearKernel::Avx2); };
+        if (m == rig::Method::PositionsOnly)
+            row(std::string(rig::methodId(m)) + " (" + avx2 + ", positions alone)", positionsAloneRates(runAvx2));
+        row(std::string(rig::methodId(m)) + " (" + avx2 + ")", skinRates(runAvx2));
     }
     for (rig::Method m : methodList.value()) {
         if (m == rig::Method::Linear || m == rig::Method::Rebuilt || rig::methodKernel(m) == rig::LinearKernel::Scalar)

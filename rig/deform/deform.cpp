@@ -88,9 +88,12 @@ void adviseHugePages(const Rig& rig, const RigRuntime& rt)
         adviseHugePages(g.slotEntries);
     }
     const ReferenceTopology& t = rt.reference;
-    for (const auto* list : {&t.group, &t.groupTriangleOffsets, &t.groupTriangles, &t.vertexTriangleOffsets,
-                             &t.vertexTriangles, &t.schedule.compactBegin})
-        adviseHugePages(*list);
+    adviseHugePages(t.group);
+    adviseHugePages(t.groupTriangleOffsets);
+    adviseHugePages(t.groupTriangles);
+    adviseHugePages(t.vertexTriangleOffsets);
+    adviseHugePages(t.vertexTriangles);
+    adviseHugePages(t.schedule.compactBegin);
     adviseHugePages(t.schedule.compactTriangles);
 }
 

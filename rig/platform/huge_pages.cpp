@@ -22,30 +22,36 @@ HugePageSpan hugePageInterior(const void* data, size_t bytes)
     return {begin, end};
 }
 
-bool adviseHugePagesBeforeUse(const void* data, size_t bytes)
+namespace {
+
+enum class Advice { HugePage, Collapse };
+
+/// madvise over the span (MADV_HUGEPAGE or MADV_COLLAPSE); false where it is empty, the kernel refuses, or not Linux.
+bool advise([[maybe_unused]] HugePageSpan s, [[maybe_unused]] Advice advice)
 {
-    const HugePageSpan s = hugePageInterior(data, bytes);
-    if (s.begin == s.end)
-        return false;
 #if defined(__linux__)
-    return madvise(reinterpret_cast<void*>(s.begin), s.end - s.begin, MADV_HUGEPAGE) == 0; // fails: THP "never"
+    return s.begin != s.end && madvise(reinterpret_cast<void*>(s.begin), s.end - s.begin,
+                                       advice == Advice::HugePage ? MADV_HUGEPAGE : MADV_COLLAPSE) == 0;
 #else
     return false;
 #endif
 }
 
+} // namespace
+
+bool adviseHugePagesBeforeUse(const void* data, size_t bytes)
+{
+    return advise(hugePageInterior(data, bytes), Advice::HugePage); // fails: THP "never"
+}
+
 size_t adviseHugePages(const void* data, size_t bytes)
 {
-    if (!adviseHugePagesBeforeUse(data, bytes))
-        return 0;
-#if defined(__linux__)
     const HugePageSpan s = hugePageInterior(data, bytes);
+    if (!advise(s, Advice::HugePage))
+        return 0;
     // Best effort: EINVAL before Linux 6.1, EAGAIN/ENOMEM when the kernel finds no free 2 MB pages; the pages then
     // stay as they are, and MADV_HUGEPAGE still lets khugepaged collapse them later.
-    return madvise(reinterpret_cast<void*>(s.begin), s.end - s.begin, MADV_COLLAPSE) == 0 ? s.end - s.begin : 0;
-#else
-    return 0;
-#endif
+    return advise(s, Advice::Collapse) ? s.end - s.begin : 0;
 }
 
 } // namespace rig
