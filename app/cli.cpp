@@ -23,9 +23,9 @@
 #include "rig/io/report.h"
 #include "rig/model/samples.h"
 #include "rig/platform/huge_pages.h"
-#include "viewer/gpu_deformer.h"
-#include "viewer/gpu_evaluate.h"
-#include "viewer/offscreen_rhi.h"
+#include "viewer/compute/gpu_deformer.h"
+#include "viewer/compute/gpu_evaluate.h"
+#include "viewer/compute/offscreen_rhi.h"
 
 namespace app {
 

@@ -19,7 +19,7 @@
 #include "rig/analysis/audit.h"
 #include "rig/analysis/weight_checks.h"
 #include "rig/io/asset_root.h"
-#include "viewer/gpu_deformer.h"
+#include "viewer/compute/gpu_deformer.h"
 #include "rig/deform/deform.h"
 #include "rig/model/model.h"
 #include "rig/model/pose.h"

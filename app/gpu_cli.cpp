@@ -11,9 +11,9 @@
 #include "rig/deform/deform.h"
 #include "rig/model/pose.h"
 #include "rig/model/samples.h"
-#include "viewer/gpu_deformer.h"
-#include "viewer/gpu_timer.h"
-#include "viewer/offscreen_rhi.h"
+#include "viewer/compute/gpu_deformer.h"
+#include "viewer/compute/gpu_timer.h"
+#include "viewer/compute/offscreen_rhi.h"
 
 namespace app {
 

@@ -21,9 +21,9 @@
 #include "rig/deform/deform.h"
 #include "rig/io/import.h"
 #include "rig/model/pose.h"
-#include "viewer/gpu_deformer.h"
-#include "viewer/gpu_evaluate.h"
-#include "viewer/offscreen_rhi.h"
+#include "viewer/compute/gpu_deformer.h"
+#include "viewer/compute/gpu_evaluate.h"
+#include "viewer/compute/offscreen_rhi.h"
 
 namespace {
 

@@ -28,9 +28,9 @@
 #include "rig/model/pose.h"
 #include "rig/model/samples.h"
 #include "testutil.h"
-#include "viewer/gpu_deformer.h"
-#include "viewer/gpu_evaluate.h"
-#include "viewer/offscreen_rhi.h"
+#include "viewer/compute/gpu_deformer.h"
+#include "viewer/compute/gpu_evaluate.h"
+#include "viewer/compute/offscreen_rhi.h"
 
 using rig::Method;
 

@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QUndoStack>
@@ -15,6 +16,7 @@
 #include "app/main_window.h"
 #include "gui_util.h"
 #include "rig/model/joint_tools.h"
+#include "viewer/legend.h"
 #include "viewer/viewport.h"
 
 using guitest::countPixels;
@@ -83,6 +85,8 @@ private slots:
     void influenceCountViewTellsOneFromTwo();
     void selectionSetMarkersAreDrawnAndFFramesThem();
     void undoAndRedoFromTheKeyboard();
+    void legendsStayInsideTheirView_data();
+    void legendsStayInsideTheirView();
 };
 
 void TestViewportTools::initTestCase()
@@ -275,6 +279,57 @@ void TestViewportTools::undoAndRedoFromTheKeyboard()
     QCOMPARE(win.doc.jointEdit(lower).scale, glm::vec3(1.0f));
     QTest::keyClick(win.vp, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
     QCOMPARE(win.doc.jointEdit(lower).scale, glm::vec3(1.0f, 2.0f, 1.0f));
+}
+
+void TestViewportTools::legendsStayInsideTheirView_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("shading");
+    // 150 and 190: quadrants of a narrow viewport (the bar, its labels and the key do not fit on one line there);
+    // 700: a single view with room for everything on the bar's line.
+    for (int w : {150, 190, 700})
+        for (viewer::Shading s : {viewer::Shading::NormalError, viewer::Shading::JointWeight, viewer::Shading::JointWeightBands,
+                                  viewer::Shading::InfluenceCount, viewer::Shading::WeightSum})
+            QTest::addRow("%d px, shading %d", w, int(s)) << w << int(s);
+}
+
+void TestViewportTools::legendsStayInsideTheirView()
+{
+    QFETCH(int, width);
+    QFETCH(int, shading);
+    const viewer::Shading s = viewer::Shading(shading);
+    // The view is the left one of two side by side, as in the four-view layout: nothing may be painted right of it.
+    const QRect view(0, 0, width, 300);
+    QImage img(2 * width + 2, 300, QImage::Format_RGBA8888_Premultiplied);
+    img.fill(Qt::transparent);
+    {
+        QPainter p(&img);
+        QFont f = p.font();
+        f.setPixelSize(13); // as Viewport::paintOverlay
+        p.setFont(f);
+        if (s == viewer::Shading::NormalError)
+            viewer::drawHeatLegend(p, view, 45.0f);
+        else
+            viewer::drawWeightLegend(p, view, s);
+        const viewer::LegendLayout l =
+            viewer::legendLayout(view, p.fontMetrics(), s == viewer::Shading::NormalError || s == viewer::Shading::WeightSum
+                                                           ? QStringLiteral("undefined") : QStringLiteral("NaN weight"));
+        QVERIFY(l.fits);
+        const QRect inner = view.adjusted(viewer::kLegendMargin, viewer::kLegendMargin, -viewer::kLegendMargin, -viewer::kLegendMargin);
+        for (const QRect& r : {l.bar, l.labels, l.keySwatch, l.keyLabel})
+            QVERIFY2(inner.contains(r), qPrintable(QStringLiteral("(%1, %2) %3 x %4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height())));
+        QVERIFY(!l.keySwatch.intersects(l.bar) && !l.keyLabel.intersects(l.bar) && !l.keyLabel.intersects(l.labels));
+        QVERIFY(l.bar.width() >= viewer::kLegendMinBarWidth);
+        // The key shares the bar's line exactly when it fits there beside a full-width bar.
+        QCOMPARE(l.keySwatch.top() == l.bar.top(), width >= 400);
+    }
+    int inside = 0, outside = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x)
+            if (qAlpha(img.pixel(x, y)) != 0)
+                ++(view.contains(x, y) ? inside : outside);
+    QCOMPARE(outside, 0);
+    QVERIFY2(inside > 10 * viewer::kLegendMinBarWidth, qPrintable(QString::number(inside))); // the bar at least
 }
 
 QTEST_MAIN(TestViewportTools)

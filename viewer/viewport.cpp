@@ -18,7 +18,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "gpu_deformer.h"
+#include "compute/gpu_deformer.h"
+#include "legend.h"
 
 namespace viewer {
 
@@ -409,75 +410,6 @@ QString shadingLabel(Shading s, ErrorMeasure measure)
     return QString();
 }
 
-void drawLegend(QPainter& p, QRect r, float maxDeg, const QString& unit = QStringLiteral("°"))
-{
-    // green -> yellow -> red, as shaders/mesh.frag's heat()
-    QLinearGradient g(r.topLeft(), r.topRight());
-    g.setColorAt(0.0, QColor::fromRgbF(0.1f, 0.75f, 0.2f));
-    g.setColorAt(0.5, QColor::fromRgbF(0.95f, 0.85f, 0.1f));
-    g.setColorAt(1.0, QColor::fromRgbF(0.9f, 0.12f, 0.1f));
-    p.fillRect(r, g);
-    p.setPen(QColor(230, 230, 230));
-    p.drawText(QRect(r.left(), r.bottom() + 2, 40, 16), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0") + unit);
-    p.drawText(QRect(r.right() - 60, r.bottom() + 2, 60, 16), Qt::AlignRight | Qt::AlignTop,
-               QStringLiteral("≥ %1%2").arg(double(maxDeg), 0, 'g', 3).arg(unit));
-    p.fillRect(QRect(r.right() + 8, r.top(), r.height(), r.height()), QColor::fromRgbF(0.55f, 0.25f, 0.6f));
-    p.drawText(QRect(r.right() + 12 + r.height(), r.top() - 2, 80, 16), Qt::AlignLeft | Qt::AlignTop,
-               QStringLiteral("undefined"));
-}
-
-/// The weight views' legends (shaders/mesh.frag's weightRamp and countColor).
-void drawWeightLegend(QPainter& p, QRect r, Shading s)
-{
-    p.setPen(QColor(230, 230, 230));
-    auto label = [&](int x, const QString& t, Qt::Alignment a = Qt::AlignHCenter) {
-        p.drawText(QRect(x - 40, r.bottom() + 2, 80, 16), a | Qt::AlignTop, t);
-    };
-    const QColor ramp[5] = {QColor::fromRgbF(0.05f, 0.08f, 0.35f), QColor::fromRgbF(0.1f, 0.65f, 0.9f),
-                            QColor::fromRgbF(0.15f, 0.8f, 0.25f), QColor::fromRgbF(0.95f, 0.85f, 0.1f),
-                            QColor::fromRgbF(0.9f, 0.12f, 0.1f)};
-    if (s == Shading::JointWeight) {
-        QLinearGradient g(r.topLeft(), r.topRight());
-        for (int i = 0; i < 5; ++i)
-            g.setColorAt(i / 4.0, ramp[i]);
-        p.fillRect(r, g);
-        for (int i = 0; i <= 4; ++i)
-            label(r.left() + r.width() * i / 4, QString::number(i / 4.0));
-    } else if (s == Shading::JointWeightBands) {
-        // Bands as mesh.frag draws them: the ramp at each band's middle.
-        auto mid = [&](double t) {
-            const double x = t * 4.0;
-            const int i = std::min(int(x), 3);
-            const double f = x - i;
-            const QColor a = ramp[i], b = ramp[i + 1];
-            return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * f), float(a.greenF() + (b.greenF() - a.greenF()) * f),
-                                    float(a.blueF() + (b.blueF() - a.blueF()) * f));
-        };
-        for (int i = 0; i < 4; ++i)
-            p.fillRect(QRect(r.left() + r.width() * i / 4, r.top(), r.width() / 4, r.height()), mid((i + 0.5) / 4.0));
-        for (int i = 1; i < 4; ++i)
-            p.fillRect(QRect(r.left() + r.width() * i / 4 - 1, r.top(), 2, r.height()), QColor(5, 5, 5));
-        for (int i = 0; i <= 4; ++i)
-            label(r.left() + r.width() * i / 4, QString::number(i / 4.0));
-    } else if (s == Shading::InfluenceCount) {
-        const QColor c[7] = {QColor(20, 20, 20), QColor::fromRgbF(0.15f, 0.3f, 0.85f), QColor::fromRgbF(0.1f, 0.7f, 0.85f),
-                             QColor::fromRgbF(0.15f, 0.75f, 0.25f), QColor::fromRgbF(0.92f, 0.85f, 0.15f),
-                             QColor::fromRgbF(0.9f, 0.35f, 0.1f), QColor::fromRgbF(0.95f, 0.2f, 0.9f)};
-        const QString t[7] = {QStringLiteral("0"), QStringLiteral("1"), QStringLiteral("2"), QStringLiteral("3"),
-                              QStringLiteral("4"), QStringLiteral("5–8"), QStringLiteral(">8")};
-        const int w = r.width() / 7;
-        for (int i = 0; i < 7; ++i) {
-            p.fillRect(QRect(r.left() + i * w, r.top(), w - 2, r.height()), c[i]);
-            label(r.left() + i * w + w / 2, t[i]);
-        }
-    } else if (s == Shading::WeightSum) {
-        drawLegend(p, r, 0.1f, QString());
-        return;
-    }
-    p.fillRect(QRect(r.right() + 8, r.top(), r.height(), r.height()), QColor::fromRgbF(0.55f, 0.25f, 0.6f));
-    p.drawText(QRect(r.right() + 12 + r.height(), r.top() - 2, 90, 16), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("NaN weight"));
-}
-
 bool isWeightShading(Shading s)
 {
     return s == Shading::JointWeight || s == Shading::JointWeightBands || s == Shading::InfluenceCount || s == Shading::WeightSum;
@@ -531,11 +463,10 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
         p.drawRoundedRect(box, 4, 4);
         p.setPen(QColor(240, 240, 240));
         p.drawText(box, Qt::AlignCenter, l.text);
-        const QRect legend(l.view.left() + 12, l.view.bottom() - 34, 200, 10);
         if (l.legend && m_settings.view == ViewMode::Single && isWeightShading(m_settings.shading))
-            drawWeightLegend(p, legend, m_settings.shading);
+            drawWeightLegend(p, l.view, m_settings.shading);
         else if (l.legend)
-            drawLegend(p, legend, m_settings.heatmapMaxDeg);
+            drawHeatLegend(p, l.view, m_settings.heatmapMaxDeg);
     }
     return img;
 }
