@@ -111,7 +111,8 @@ void faceTermsAvx2(const FaceArgs& a, size_t first, size_t last)
         const __m256 area2 = dot3(cx, cy, cz, cx, cy, cz);
         const __m256 valid = _mm256_and_ps(_mm256_cmp_ps(area2, zero, _CMP_GT_OQ), finite(area2));
         storeRows(_mm256_and_ps(cx, valid), _mm256_and_ps(cy, valid), _mm256_and_ps(cz, valid), a.normals + 4 * t);
-        __m256 tb[6] = {zero, zero, zero, zero, zero, zero};
+        // Named registers, not an array (reference_avx512.cpp's faceBlock).
+        __m256 tx = zero, ty = zero, tz = zero, bx = zero, by = zero, bz = zero;
         if (uv) {
             __m256 d1x, d1y, d2x, d2y;
             columns(dRows, d1x, d1y, d2x, d2y);
@@ -120,20 +121,31 @@ void faceTermsAvx2(const FaceArgs& a, size_t first, size_t last)
                 _mm256_and_ps(valid, _mm256_cmp_ps(absolute(det), _mm256_set1_ps(kMinUvDet), _CMP_GT_OQ)), finite(det));
             const __m256 w = _mm256_div_ps(_mm256_sqrt_ps(area2), det);
             // (e1 d2.y - e2 d1.y) w and (e2 d1.x - e1 d2.x) w, per component.
-            const __m256 e1[3] = {e1x, e1y, e1z}, e2[3] = {e2x, e2y, e2z};
-            for (int c = 0; c < 3; ++c) {
-                tb[c] = _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(e1[c], d2y), _mm256_mul_ps(e2[c], d1y)), w);
-                tb[3 + c] = _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(e2[c], d1x), _mm256_mul_ps(e1[c], d2x)), w);
-            }
-            __m256 sum = _mm256_add_ps(tb[0], tb[1]);
-            for (int c = 2; c < 6; ++c)
-                sum = _mm256_add_ps(sum, tb[c]);
+            auto tangent = [&](__m256 e1c, __m256 e2c) {
+                return _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(e1c, d2y), _mm256_mul_ps(e2c, d1y)), w);
+            };
+            auto bitangent = [&](__m256 e1c, __m256 e2c) {
+                return _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(e2c, d1x), _mm256_mul_ps(e1c, d2x)), w);
+            };
+            tx = tangent(e1x, e2x);
+            ty = tangent(e1y, e2y);
+            tz = tangent(e1z, e2z);
+            bx = bitangent(e1x, e2x);
+            by = bitangent(e1y, e2y);
+            bz = bitangent(e1z, e2z);
+            // The scalar test's sum, left to right.
+            const __m256 sum = _mm256_add_ps(
+                _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_add_ps(tx, ty), tz), bx), by), bz);
             const __m256 keep = _mm256_and_ps(uvOk, finite(sum));
-            for (__m256& x : tb)
-                x = _mm256_and_ps(x, keep);
+            tx = _mm256_and_ps(tx, keep);
+            ty = _mm256_and_ps(ty, keep);
+            tz = _mm256_and_ps(tz, keep);
+            bx = _mm256_and_ps(bx, keep);
+            by = _mm256_and_ps(by, keep);
+            bz = _mm256_and_ps(bz, keep);
         }
-        storeRows(tb[0], tb[1], tb[2], a.tangents + 4 * t);
-        storeRows(tb[3], tb[4], tb[5], a.bitangents + 4 * t);
+        storeRows(tx, ty, tz, a.tangents + 4 * t);
+        storeRows(bx, by, bz, a.bitangents + 4 * t);
     }
     for (; t < last; ++t)
         faceTerms(a, t);

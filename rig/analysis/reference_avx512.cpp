@@ -109,7 +109,8 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
     const __m512 zero = _mm512_setzero_ps();
     storeRows(_mm512_maskz_mov_ps(valid, cx), _mm512_maskz_mov_ps(valid, cy), _mm512_maskz_mov_ps(valid, cz),
               a.normals + 4 * t);
-    __m512 tb[6] = {zero, zero, zero, zero, zero, zero};
+    // Named registers, not an array: the array stayed on the stack, its masking a loop over memory.
+    __m512 tx = zero, ty = zero, tz = zero, bx = zero, by = zero, bz = zero;
     if (a.uvs) {
         __m512 d1x, d1y, d2x, d2y;
         columns(dRows, d1x, d1y, d2x, d2y);
@@ -118,20 +119,31 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
             valid & _mm512_cmp_ps_mask(_mm512_abs_ps(det), _mm512_set1_ps(kMinUvDet), _CMP_GT_OQ) & finite(det);
         const __m512 w = _mm512_div_ps(_mm512_sqrt_ps(area2), det);
         // (e1 d2.y - e2 d1.y) w and (e2 d1.x - e1 d2.x) w, per component.
-        const __m512 e1[3] = {e1x, e1y, e1z}, e2[3] = {e2x, e2y, e2z};
-        for (int c = 0; c < 3; ++c) {
-            tb[c] = _mm512_mul_ps(_mm512_sub_ps(_mm512_mul_ps(e1[c], d2y), _mm512_mul_ps(e2[c], d1y)), w);
-            tb[3 + c] = _mm512_mul_ps(_mm512_sub_ps(_mm512_mul_ps(e2[c], d1x), _mm512_mul_ps(e1[c], d2x)), w);
-        }
-        __m512 sum = _mm512_add_ps(tb[0], tb[1]);
-        for (int c = 2; c < 6; ++c)
-            sum = _mm512_add_ps(sum, tb[c]);
+        auto tangent = [&](__m512 e1c, __m512 e2c) {
+            return _mm512_mul_ps(_mm512_sub_ps(_mm512_mul_ps(e1c, d2y), _mm512_mul_ps(e2c, d1y)), w);
+        };
+        auto bitangent = [&](__m512 e1c, __m512 e2c) {
+            return _mm512_mul_ps(_mm512_sub_ps(_mm512_mul_ps(e2c, d1x), _mm512_mul_ps(e1c, d2x)), w);
+        };
+        tx = tangent(e1x, e2x);
+        ty = tangent(e1y, e2y);
+        tz = tangent(e1z, e2z);
+        bx = bitangent(e1x, e2x);
+        by = bitangent(e1y, e2y);
+        bz = bitangent(e1z, e2z);
+        // The scalar test's sum, left to right.
+        const __m512 sum = _mm512_add_ps(
+            _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_add_ps(tx, ty), tz), bx), by), bz);
         const __mmask16 keep = uvOk & finite(sum);
-        for (__m512& x : tb)
-            x = _mm512_maskz_mov_ps(keep, x);
+        tx = _mm512_maskz_mov_ps(keep, tx);
+        ty = _mm512_maskz_mov_ps(keep, ty);
+        tz = _mm512_maskz_mov_ps(keep, tz);
+        bx = _mm512_maskz_mov_ps(keep, bx);
+        by = _mm512_maskz_mov_ps(keep, by);
+        bz = _mm512_maskz_mov_ps(keep, bz);
     }
-    storeRows(tb[0], tb[1], tb[2], a.tangents + 4 * t);
-    storeRows(tb[3], tb[4], tb[5], a.bitangents + 4 * t);
+    storeRows(tx, ty, tz, a.tangents + 4 * t);
+    storeRows(bx, by, bz, a.bitangents + 4 * t);
 }
 
 } // namespace
