@@ -51,7 +51,8 @@ private slots:
     void carriedReferenceRotatesByTheFrameChangeOnEveryPath();
     void p95IsTheNearestRankOfLargeSets();
     void histogramBinsMatchADirectCountAtEveryBoundary();
-    void statsMeanIsTheFourLaneSumAndNegativeZeroIsZero();
+    void statsMeanIsTheSixteenLaneSumAndNegativeZeroIsZero();
+    void p95IsExactInTheLumpedBucketsAndForOneRepeatedValue();
     void handednessMismatchesCountDefinedOppositePairsOnly();
     void simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes();
     void windowedScheduleIsTheTwoPassBitsOnRealRigsWhateverTheThreads();
@@ -362,24 +363,27 @@ void TestReference::p95IsTheNearestRankOfLargeSets()
 }
 
 
-void TestReference::statsMeanIsTheFourLaneSumAndNegativeZeroIsZero()
+void TestReference::statsMeanIsTheSixteenLaneSumAndNegativeZeroIsZero()
 {
-    // The mean is the sum of four double accumulators (element i in lane i % 4, each in order, merged in lane order)
-    // over the defined count, whichever path ran: computed here the same way from the same values, bit for bit, on
-    // lengths around the 16-value blocks; -0 counts as a defined 0 (its sign bit would put it past the last bucket).
+    // The mean is the sum of sixteen double accumulators (element i in lane i % 16, each in order, merged in lane
+    // order) over the defined count, whichever path ran: computed here the same way from the same values, bit for bit,
+    // on lengths around the 16-value blocks; -0 counts as a defined 0 (its sign bit would put it past the last
+    // bucket). A quarter of the values around 1e9, so that their sums with the others need more than a double's 53
+    // bits and round: another order of the additions (four lanes, say) gives other bits.
     std::mt19937 rng(12);
-    std::exponential_distribution<float> ex(0.2f);
+    std::exponential_distribution<float> ex0(0.2f);
+    auto ex = [&ex0](std::mt19937& g) { const float x = ex0(g); return g() % 4 == 0 ? x * 1e9f : x; };
     for (size_t n : {size_t(1), size_t(15), size_t(16), size_t(17), size_t(35), size_t(1000), size_t(4099)}) {
         std::vector<float> e(n);
         for (size_t i = 0; i < n; ++i)
             e[i] = i % 13 == 5 ? kUndefinedError : i % 17 == 3 ? -0.0f : i % 19 == 2 ? std::numeric_limits<float>::quiet_NaN()
                                                                                         : ex(rng);
-        double lane[4] = {};
+        double lane[16] = {};
         size_t defined = 0;
         float mx = 0.0f;
         for (size_t i = 0; i < n; ++i)
             if (e[i] >= 0.0f) {
-                lane[i % 4] += double(e[i] + 0.0f);
+                lane[i % 16] += double(e[i] + 0.0f);
                 ++defined;
                 mx = std::max(mx, e[i]);
             }
@@ -388,8 +392,11 @@ void TestReference::statsMeanIsTheFourLaneSumAndNegativeZeroIsZero()
         QCOMPARE(s.undefined, n - defined);
         if (defined == 0)
             continue;
-        const double mean = (((lane[0] + lane[1]) + lane[2]) + lane[3]) / double(defined);
-        QCOMPARE(s.mean, mean); // exact: the same additions in the same order
+        double total = lane[0];
+        for (int l = 1; l < 16; ++l)
+            total += lane[l];
+        const double mean = total / double(defined);
+        QVERIFY2(s.mean == mean, qPrintable(QString::number(s.mean - mean))); // exact (QCOMPARE on doubles is fuzzy)
         QCOMPARE(float(s.max), mx);
         size_t histogramTotal = 0;
         for (uint32_t c : s.histogram)
@@ -400,6 +407,51 @@ void TestReference::statsMeanIsTheFourLaneSumAndNegativeZeroIsZero()
     QCOMPARE(zero.defined, size_t(1));
     QCOMPARE(zero.p95, 0.0);
     QCOMPARE(zero.histogram[0], 1u);
+}
+
+void TestReference::p95IsExactInTheLumpedBucketsAndForOneRepeatedValue()
+{
+    // The buckets lump every value below 2^-16 into one and every value from 256 up into another: a percentile that
+    // falls there is still the nearest rank (against a full sort), and so is one over a single repeated value (the
+    // selection skipped) and a bucket that holds two values.
+    std::mt19937 rng(21);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    auto tiny = [&] { return std::ldexp(u(rng), -20 - int(rng() % 100)); };       // 2^-120 .. 2^-20
+    auto huge = [&] { return 256.0f + 1e6f * u(rng); };
+    std::vector<std::vector<float>> sets;
+    sets.push_back(std::vector<float>(1000, 0.0f));
+    sets.push_back(std::vector<float>(777, 7.5f));
+    {
+        std::vector<float> e(5000);
+        for (float& x : e)
+            x = tiny();
+        e[3] = 0.0f;
+        e[4] = 1e-45f; // a denormal
+        sets.push_back(e);
+    }
+    {
+        std::vector<float> e(5000);
+        for (size_t i = 0; i < e.size(); ++i)
+            e[i] = i % 50 == 0 ? 3.0f : huge(); // the 95th percentile among the huge ones
+        sets.push_back(e);
+    }
+    {
+        std::vector<float> e(2000);
+        for (size_t i = 0; i < e.size(); ++i)
+            e[i] = i % 3 ? 1.0f : std::nextafter(1.0f, 2.0f); // one bucket, two values
+        sets.push_back(e);
+    }
+    for (const std::vector<float>& e : sets) {
+        std::vector<float> sorted = e;
+        std::sort(sorted.begin(), sorted.end());
+        const ErrorStats s = errorStats(e);
+        QCOMPARE(s.defined, e.size());
+        const size_t rank = size_t(std::ceil(0.95 * double(sorted.size())));
+        QCOMPARE(float(s.p95), sorted[rank - 1]);
+        QCOMPARE(float(s.max), sorted.back());
+        QCOMPARE(s.histogram[0] + s.histogram[kHistogramBins - 1] + s.histogram[1] + s.histogram[3] + s.histogram[7],
+                 uint32_t(e.size()));
+    }
 }
 
 void TestReference::handednessMismatchesCountDefinedOppositePairsOnly()

@@ -162,36 +162,61 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t errorsAvx512(const float
     return i;
 }
 
-/// The values of data[0, n) whose bits >> shift equal `bucket`, appended at out + count (16 at a time: whole-register
-/// stores past the count, so `out` needs 16 floats of room beyond the bucket's size); returns where it stopped.
-__attribute__((target("avx512f,avx512dq,avx2"))) size_t collectBucketAvx512(const float* data, size_t n, uint32_t bucket, int shift,
-                                                                           float* out, size_t& count)
+/// errorStats' buckets: a defined error's float bits (sign 0) shifted right by kBucketShift — its exponent and five
+/// mantissa bits, 1/32 of an octave — between 2^-16 and 256, each end lumped into one bucket (0: below 2^-16, zero
+/// included; kBuckets - 1: 256 and above). Below 64 a bucket lies inside one 1° bin (its width divides 1), and 45 is a
+/// bucket boundary, so the histogram's bins are sums of whole buckets; and the nearest-rank percentile lies in one
+/// bucket, where a selection among its values finds it exactly (the lumps too: their values are collected as any).
+constexpr int kBucketShift = 18;
+constexpr uint32_t kLowestBucketBits = (127u - 16u) << 5;  ///< 2^-16's bits >> kBucketShift
+constexpr uint32_t kTopBucketBits = (127u + 8u) << 5;      ///< 256's
+constexpr uint32_t kBuckets = kTopBucketBits - kLowestBucketBits + 2;
+/// Lanes of bucket counts and of double sums: element i counts and adds in lane i % kStatLanes (the mean's definition:
+/// errorStats), so that the increments and additions of consecutive elements do not wait on one another.
+constexpr int kStatLanes = 16;
+constexpr size_t kLaneStride = kBuckets + 1; ///< a lane's buckets, then its spare one for undefined values
+
+/// The bucket of a defined error's bits (+0 for -0 already).
+inline uint32_t bucketOf(uint32_t bits)
 {
-    const __m512i want = _mm512_set1_epi32(int(bucket));
-    size_t k = 0;
-    for (; k + 16 <= n; k += 16) {
-        const __m512 v = _mm512_add_ps(_mm512_loadu_ps(data + k), _mm512_setzero_ps()); // -0 -> +0, as counted
-        const __mmask16 m = _mm512_cmpeq_epi32_mask(_mm512_srli_epi32(_mm512_castps_si512(v), unsigned(shift)), want);
-        _mm512_storeu_ps(out + count, _mm512_maskz_compress_ps(m, v));
-        count += size_t(__builtin_popcount(m));
-    }
-    return k;
+    return std::clamp(bits >> kBucketShift, kLowestBucketBits - 1, kTopBucketBits) - (kLowestBucketBits - 1);
 }
 
-/// errorStats' main pass over data[0, n) sixteen values at a time (what its scalar `add` does for each, the same
-/// per-lane double sums in the same order: lane l of the four sums element 4k + l); returns where it stopped. The
-/// bucket of every defined value is counted in bucketLane[i % 8] (eight chains of increments: errors in runs fall in
-/// one bucket); an undefined one in the lanes' spare bucket kBuckets.
-template <size_t kBuckets, int kBins>
-__attribute__((target("avx512f,avx512dq,avx2"))) size_t statsPassAvx512(const float* data, size_t n, int shift, float exactBelow,
-                                                                       uint32_t* const (&bucketLane)[8],
-                                                                       uint32_t (&hist)[4][kBins], double (&sum)[4],
-                                                                       float (&mx)[4], size_t (&defined)[4])
+/// The smallest value of bucket b (0 for the lower lump).
+inline float bucketLow(uint32_t b)
 {
-    __m256d sums = _mm256_loadu_pd(sum);
-    __m512 maxes = _mm512_setzero_ps(); // lane i % 4 of each 128-bit group: that lane's
+    if (b == 0)
+        return 0.0f;
+    const uint32_t bits = (b + kLowestBucketBits - 1) << kBucketShift;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+/// ++counts[x_k] for the four 32-bit lanes of x.
+__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void count4(uint32_t* counts, __m128i x)
+{
+    const uint64_t lo = uint64_t(_mm_cvtsi128_si64(x)), hi = uint64_t(_mm_extract_epi64(x, 1));
+    ++counts[uint32_t(lo)];
+    ++counts[lo >> 32];
+    ++counts[uint32_t(hi)];
+    ++counts[hi >> 32];
+}
+
+/// errorStats' main pass over data[0, n) sixteen values at a time (what its scalar loop does for each: lane l of the
+/// sums and of the counts takes element 16k + l, the sums in the same order); returns where it stopped.
+__attribute__((target("avx512f,avx512dq,avx2"))) size_t statsPassAvx512(const float* data, size_t n, uint32_t* counts,
+                                                                       double (&sum)[kStatLanes], float& mx, size_t& defined)
+{
+    __m512d sumLo = _mm512_loadu_pd(sum), sumHi = _mm512_loadu_pd(sum + 8);
+    __m512 maxes = _mm512_setzero_ps();
+    alignas(64) uint32_t lanes[16]; // each lane's first bucket
+    for (int l = 0; l < 16; ++l)
+        lanes[l] = uint32_t(size_t(l) * kLaneStride);
+    const __m512i laneBase = _mm512_load_si512(lanes);
+    const __m512i lowest = _mm512_set1_epi32(int(kLowestBucketBits - 1)), top = _mm512_set1_epi32(int(kTopBucketBits));
+    const __m512i spare = _mm512_add_epi32(laneBase, _mm512_set1_epi32(int(kBuckets)));
     size_t count = 0;
-    alignas(64) uint32_t index[16];
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m512 e = _mm512_add_ps(_mm512_loadu_ps(data + i), _mm512_setzero_ps()); // -0 -> +0
@@ -199,31 +224,48 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t statsPassAvx512(const fl
         count += size_t(__builtin_popcount(ok));
         const __m512 kept = _mm512_maskz_mov_ps(ok, e);
         maxes = _mm512_max_ps(maxes, kept);
-        // sum[l] += data[i + 4q + l], q = 0..3 in order: four 4-double adds.
-        sums = _mm256_add_pd(sums, _mm256_cvtps_pd(_mm512_castps512_ps128(kept)));
-        sums = _mm256_add_pd(sums, _mm256_cvtps_pd(_mm512_extractf32x4_ps(kept, 1)));
-        sums = _mm256_add_pd(sums, _mm256_cvtps_pd(_mm512_extractf32x4_ps(kept, 2)));
-        sums = _mm256_add_pd(sums, _mm256_cvtps_pd(_mm512_extractf32x4_ps(kept, 3)));
-        const __m512i bucket = _mm512_mask_srli_epi32(_mm512_set1_epi32(int(kBuckets)), ok, _mm512_castps_si512(e), unsigned(shift));
-        _mm512_store_si512(index, bucket);
-        for (int q = 0; q < 16; q += 8)
-            for (int l = 0; l < 8; ++l)
-                ++bucketLane[l][index[q + l]];
-        __mmask16 high = _mm512_mask_cmp_ps_mask(ok, e, _mm512_set1_ps(exactBelow), _CMP_GE_OQ);
-        while (high) { // rare: the 1° bins from exactBelow up, value by value
-            const int q = __builtin_ctz(high);
-            high &= __mmask16(high - 1);
-            ++hist[q % 4][size_t(std::min(int(data[i + size_t(q)]), kBins - 1))];
-        }
+        sumLo = _mm512_add_pd(sumLo, _mm512_cvtps_pd(_mm512_castps512_ps256(kept)));
+        sumHi = _mm512_add_pd(sumHi, _mm512_cvtps_pd(_mm512_extractf32x8_ps(kept, 1)));
+        __m512i b = _mm512_srli_epi32(_mm512_castps_si512(e), kBucketShift);
+        b = _mm512_sub_epi32(_mm512_min_epu32(_mm512_max_epu32(b, lowest), top), lowest);
+        const __m512i at = _mm512_mask_add_epi32(spare, ok, b, laneBase);
+        // The sixteen increments, their indices taken out of the register 64 bits at a time.
+        count4(counts, _mm512_castsi512_si128(at));
+        count4(counts, _mm512_extracti32x4_epi32(at, 1));
+        count4(counts, _mm512_extracti32x4_epi32(at, 2));
+        count4(counts, _mm512_extracti32x4_epi32(at, 3));
     }
-    _mm256_storeu_pd(sum, sums);
-    alignas(64) float m[16];
-    _mm512_store_ps(m, maxes);
-    for (int l = 0; l < 4; ++l) {
-        mx[l] = std::max({mx[l], m[l], m[4 + l], m[8 + l], m[12 + l]});
-        defined[l] += l == 0 ? count : 0; // the lanes' counts are only ever added up
-    }
+    _mm512_storeu_pd(sum, sumLo);
+    _mm512_storeu_pd(sum + 8, sumHi);
+    mx = std::max(mx, _mm512_reduce_max_ps(maxes));
+    defined += count;
     return i;
+}
+
+/// The defined values of data[0, n) in bucket `bucket`, appended at out + count (16 at a time: whole-register stores
+/// past the count, so `out` needs 16 floats of room beyond the bucket's size), and their least and greatest value
+/// folded into lo and hi; returns where it stopped.
+__attribute__((target("avx512f,avx512dq,avx2"))) size_t collectBucketAvx512(const float* data, size_t n, uint32_t bucket,
+                                                                           float* out, size_t& count, float& lo, float& hi)
+{
+    const __m512i want = _mm512_set1_epi32(int(bucket));
+    const __m512i lowest = _mm512_set1_epi32(int(kLowestBucketBits - 1)), top = _mm512_set1_epi32(int(kTopBucketBits));
+    __m512 mn = _mm512_set1_ps(lo), mx = _mm512_set1_ps(hi);
+    size_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        const __m512 v = _mm512_add_ps(_mm512_loadu_ps(data + k), _mm512_setzero_ps()); // -0 -> +0, as counted
+        const __mmask16 ok = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GE_OQ);
+        __m512i b = _mm512_srli_epi32(_mm512_castps_si512(v), kBucketShift);
+        b = _mm512_sub_epi32(_mm512_min_epu32(_mm512_max_epu32(b, lowest), top), lowest);
+        const __mmask16 m = _mm512_mask_cmpeq_epi32_mask(ok, b, want);
+        _mm512_storeu_ps(out + count, _mm512_maskz_compress_ps(m, v));
+        count += size_t(__builtin_popcount(m));
+        mn = _mm512_mask_min_ps(mn, m, mn, v);
+        mx = _mm512_mask_max_ps(mx, m, mx, v);
+    }
+    lo = _mm512_reduce_min_ps(mn);
+    hi = _mm512_reduce_max_ps(mx);
+    return k;
 }
 
 /// Sixteen rows of four floats as one register per component (rows in any lane order: handednessMismatches only
@@ -320,105 +362,72 @@ ErrorStats errorStats(std::span<const float> errors)
 
 ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch)
 {
-    // One pass: count, sum, max, the 1° bins from 32° up, and a 4096-bucket histogram of the top bits of the float
-    // (defined errors are >= 0, whose bits order like their values), which also gives the 1° bins below 32°. The
-    // nearest-rank 95th percentile then lies in one bucket: a second pass collects that bucket and nth_element finds
-    // it among a few values. Exact, O(n).
+    // One pass: count, sum, max and the bucket counts (bucketOf), which give the 1° bins. The nearest-rank 95th
+    // percentile then lies in one bucket: a second pass collects that bucket and nth_element finds it among its values.
+    // Exact, O(n).
     ErrorStats s;
-    constexpr int kShift = 19; // 32 - 13 bits: sign (0), exponent, 4 mantissa bits
-    constexpr size_t kBuckets = size_t(1) << (32 - kShift - 1);
-    // Four interleaved accumulators (element i goes to lane i % 4), each with its own sums and histograms: the adds
-    // and the histogram increments of consecutive elements do not wait on one another (a run of equal errors would
-    // otherwise chain every increment through memory). Merged in a fixed order: deterministic.
-    constexpr int kLanes = 4;
-    constexpr float kExactBinsBelow = 32.0f;
-    static_assert(kHistogramBins > 32, "the bins below 32 come from the buckets");
-    // Each lane's buckets and one spare after them (statsPassAvx512 counts undefined values there).
-    thread_local std::vector<uint32_t> buckets;
-    constexpr int kBucketLanes = 8; // statsPassAvx512's: a run of equal errors chains its increments through memory
-    buckets.assign(kBucketLanes * (kBuckets + 1), 0u);
-    uint32_t hist[kLanes][kHistogramBins] = {};
-    double sum[kLanes] = {};
-    float mx[kLanes] = {};
-    size_t defined[kLanes] = {};
-    uint32_t* bucketLane[kBucketLanes];
-    for (int l = 0; l < kBucketLanes; ++l)
-        bucketLane[l] = buckets.data() + size_t(l) * (kBuckets + 1);
-    auto add = [&](int l, float e) {
-        if (!(e >= 0.0f))
-            return; // undefined (NaN or the negative marker): counted as the rest
-        e += 0.0f; // -0 -> +0: its sign bit would put it past the last bucket
-        ++defined[l];
-        sum[l] += e;
-        mx[l] = std::max(mx[l], e);
-        if (e >= kExactBinsBelow) // below, the buckets give the 1° bins (after the loop)
-            ++hist[l][size_t(std::min(int(e), kHistogramBins - 1))];
-        uint32_t bits;
-        std::memcpy(&bits, &e, 4);
-        ++bucketLane[l][bits >> kShift];
-    };
+    thread_local std::vector<uint32_t> counts;
+    counts.assign(kStatLanes * kLaneStride, 0u);
+    double sum[kStatLanes] = {};
+    float mx = 0.0f;
+    size_t defined = 0;
     const float* data = errors.data();
     const size_t n = errors.size();
-    size_t i = cpuHasAvx512() ? statsPassAvx512<kBuckets, kHistogramBins>(data, n, kShift, kExactBinsBelow, bucketLane, hist,
-                                                                          sum, mx, defined)
-                              : 0;
-    for (; i + kLanes <= n; i += kLanes) {
-        add(0, data[i]);
-        add(1, data[i + 1]);
-        add(2, data[i + 2]);
-        add(3, data[i + 3]);
+    size_t i = cpuHasAvx512() ? statsPassAvx512(data, n, counts.data(), sum, mx, defined) : 0;
+    for (; i < n; ++i) {
+        const size_t l = i % kStatLanes;
+        const float e = data[i] + 0.0f; // -0 -> +0: its sign bit would put it past the last bucket
+        if (!(e >= 0.0f))
+            continue; // undefined (NaN or the negative marker): counted as the rest
+        ++defined;
+        sum[l] += e;
+        mx = std::max(mx, e);
+        uint32_t bits;
+        std::memcpy(&bits, &e, 4);
+        ++counts[l * kLaneStride + bucketOf(bits)];
     }
-    for (int l = 0; i < n; ++i, ++l)
-        add(l, data[i]);
-    double total = 0.0;
-    float mxAll = 0.0f;
-    for (int l = 0; l < kLanes; ++l) {
-        s.defined += defined[l];
-        total += sum[l];
-        mxAll = std::max(mxAll, mx[l]);
-        for (int h = 0; h < kHistogramBins; ++h)
-            s.histogram[size_t(h)] += hist[l][h];
-    }
-    for (int l = 1; l < kBucketLanes; ++l)
-        for (size_t k = 0; k < kBuckets; ++k)
-            bucketLane[0][k] += bucketLane[l][k];
-    // Below 32 a bucket (4 mantissa bits: width 2^(exponent - 4) <= 1) lies within one 1° bin, so the bins there are
-    // sums of whole buckets: bucket b holds [value of the bits b << kShift, next bucket's value).
-    for (uint32_t b = 0; b < kBuckets; ++b) {
-        const uint32_t lowBits = b << kShift;
-        float low;
-        std::memcpy(&low, &lowBits, 4);
-        if (!(low < kExactBinsBelow))
-            break;
-        s.histogram[size_t(int(low))] += bucketLane[0][b];
-    }
-    s.undefined = n - s.defined;
-    if (s.defined == 0)
+    for (int l = 1; l < kStatLanes; ++l)
+        for (size_t b = 0; b < kBuckets; ++b)
+            counts[b] += counts[size_t(l) * kLaneStride + b];
+    for (uint32_t b = 0; b < kBuckets; ++b)
+        s.histogram[size_t(std::min(int(bucketLow(b)), kHistogramBins - 1))] += counts[b];
+    s.defined = defined;
+    s.undefined = n - defined;
+    if (defined == 0)
         return s;
-    s.max = mxAll;
-    s.mean = total / double(s.defined);
+    double total = sum[0];
+    for (int l = 1; l < kStatLanes; ++l)
+        total += sum[l];
+    s.max = mx;
+    s.mean = total / double(defined);
     // Nearest rank: the smallest value with at least 95% of the values at or below it.
-    const size_t rank = size_t(std::ceil(0.95 * double(s.defined)));
-    size_t idx = std::min(s.defined - 1, rank == 0 ? 0 : rank - 1);
+    const size_t rank = size_t(std::ceil(0.95 * double(defined)));
+    size_t idx = std::min(defined - 1, rank == 0 ? 0 : rank - 1);
     uint32_t bucket = 0;
-    while (idx >= buckets[bucket])
-        idx -= buckets[bucket++];
-    // The bucket's values, collected without a branch (a store per element, the count advanced on a match); the
-    // sign bit in the top bits keeps undefined (negative) entries out, NaN's exponent bits put it past every defined
-    // bucket.
+    while (idx >= counts[bucket])
+        idx -= counts[bucket++];
+    // The bucket's values, collected without a branch (a store per element, the count advanced on a match).
     if (scratch.size() < n + 16)
         scratch.resize(std::max(n + 16, 2 * scratch.size()));
     float* out = scratch.data();
     size_t count = 0;
-    size_t k = cpuHasAvx512() ? collectBucketAvx512(data, n, bucket, kShift, out, count) : 0;
+    float lo = INFINITY, hi = -INFINITY;
+    size_t k = cpuHasAvx512() ? collectBucketAvx512(data, n, bucket, out, count, lo, hi) : 0;
     for (; k < n; ++k) {
         const float e = data[k] + 0.0f; // -0 -> +0, as counted
         uint32_t bits;
         std::memcpy(&bits, &e, 4);
         out[count] = e;
-        count += (bits >> kShift) == bucket ? 1 : 0;
+        const bool in = e >= 0.0f && bucketOf(bits) == bucket;
+        count += in ? 1 : 0;
+        lo = in ? std::min(lo, e) : lo;
+        hi = in ? std::max(hi, e) : hi;
     }
-    assert(count == buckets[bucket]);
+    assert(count == counts[bucket]);
+    if (lo == hi) { // one value throughout (all zeros: the rebuilt method, the bind pose): no selection to do
+        s.p95 = lo;
+        return s;
+    }
     std::nth_element(out, out + ptrdiff_t(idx), out + count);
     s.p95 = out[idx];
     return s;
