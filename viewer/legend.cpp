@@ -51,7 +51,7 @@ void drawKey(QPainter& p, const LegendLayout& l, const QColor& colour, const QSt
 void drawLabelAt(QPainter& p, const LegendLayout& l, int x, const QString& text)
 {
     const int w = p.fontMetrics().horizontalAdvance(text) + 2;
-    const int left = std::clamp(x - w / 2, l.labels.left(), l.labels.right() + 1 - w);
+    const int left = std::max(l.labels.left(), std::min(x - w / 2, l.labels.right() + 1 - w)); // the left end wins
     p.drawText(QRect(left, l.labels.top(), w, l.labels.height()), Qt::AlignCenter, text);
 }
 

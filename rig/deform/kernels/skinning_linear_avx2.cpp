@@ -94,6 +94,7 @@ void run(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last
     // v + 2 < last.
     const __m256 keep3 = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
     for (; v + 3 <= last; v += 2) {
+        avx2::prefetchInputs<K>(joints, weights, inP, inN, inT, first, v, last);
         const avx2::Pair34 a = avx2::blendPair<K>(pal, joints + K * v, weights + K * v);
         const __m256 pos = a.point(avx2::pair3(inP + 3 * v));
         __m256 nrm = a.dir(avx2::pair3(inN + 3 * v)), tan = _mm256_setzero_ps(), tIn;
