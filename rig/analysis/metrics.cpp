@@ -1,6 +1,7 @@
 #include "rig/analysis/metrics.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <immintrin.h>
 
@@ -175,6 +176,9 @@ constexpr uint32_t kBuckets = kTopBucketBits - kLowestBucketBits + 2;
 /// errorStats), so that the increments and additions of consecutive elements do not wait on one another.
 constexpr int kStatLanes = 16;
 constexpr size_t kLaneStride = kBuckets + 1; ///< a lane's buckets, then its spare one for undefined values
+static_assert((std::bit_cast<uint32_t>(float(kHistogramBins - 1)) & ((1u << kBucketShift) - 1)) == 0,
+              "the last bin's lower bound must be a bucket boundary");
+static_assert((std::bit_cast<uint32_t>(63.0f) & ((1u << kBucketShift) - 1)) == 0, "integers below 64: bucket boundaries");
 
 /// The bucket of a defined error's bits (+0 for -0 already).
 inline uint32_t bucketOf(uint32_t bits)
