@@ -197,6 +197,14 @@ inline float bucketLow(uint32_t b)
     return f;
 }
 
+/// bucketOf for sixteen values' bits (whatever their sign: the caller masks the undefined ones).
+__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline __m512i bucketsOf(__m512 v)
+{
+    const __m512i lowest = _mm512_set1_epi32(int(kLowestBucketBits - 1)), top = _mm512_set1_epi32(int(kTopBucketBits));
+    const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(v), kBucketShift);
+    return _mm512_sub_epi32(_mm512_min_epu32(_mm512_max_epu32(b, lowest), top), lowest);
+}
+
 /// ++counts[x_k] for the four 32-bit lanes of x.
 __attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void count4(uint32_t* counts, __m128i x)
 {
@@ -218,7 +226,6 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t statsPassAvx512(const fl
     for (int l = 0; l < 16; ++l)
         lanes[l] = uint32_t(size_t(l) * kLaneStride);
     const __m512i laneBase = _mm512_load_si512(lanes);
-    const __m512i lowest = _mm512_set1_epi32(int(kLowestBucketBits - 1)), top = _mm512_set1_epi32(int(kTopBucketBits));
     const __m512i spare = _mm512_add_epi32(laneBase, _mm512_set1_epi32(int(kBuckets)));
     size_t count = 0;
     size_t i = 0;
@@ -230,9 +237,7 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t statsPassAvx512(const fl
         maxes = _mm512_max_ps(maxes, kept);
         sumLo = _mm512_add_pd(sumLo, _mm512_cvtps_pd(_mm512_castps512_ps256(kept)));
         sumHi = _mm512_add_pd(sumHi, _mm512_cvtps_pd(_mm512_extractf32x8_ps(kept, 1)));
-        __m512i b = _mm512_srli_epi32(_mm512_castps_si512(e), kBucketShift);
-        b = _mm512_sub_epi32(_mm512_min_epu32(_mm512_max_epu32(b, lowest), top), lowest);
-        const __m512i at = _mm512_mask_add_epi32(spare, ok, b, laneBase);
+        const __m512i at = _mm512_mask_add_epi32(spare, ok, bucketsOf(e), laneBase);
         // The sixteen increments, their indices taken out of the register 64 bits at a time.
         count4(counts, _mm512_castsi512_si128(at));
         count4(counts, _mm512_extracti32x4_epi32(at, 1));
@@ -253,15 +258,12 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t collectBucketAvx512(cons
                                                                            float* out, size_t& count, float& lo, float& hi)
 {
     const __m512i want = _mm512_set1_epi32(int(bucket));
-    const __m512i lowest = _mm512_set1_epi32(int(kLowestBucketBits - 1)), top = _mm512_set1_epi32(int(kTopBucketBits));
     __m512 mn = _mm512_set1_ps(lo), mx = _mm512_set1_ps(hi);
     size_t k = 0;
     for (; k + 16 <= n; k += 16) {
         const __m512 v = _mm512_add_ps(_mm512_loadu_ps(data + k), _mm512_setzero_ps()); // -0 -> +0, as counted
         const __mmask16 ok = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GE_OQ);
-        __m512i b = _mm512_srli_epi32(_mm512_castps_si512(v), kBucketShift);
-        b = _mm512_sub_epi32(_mm512_min_epu32(_mm512_max_epu32(b, lowest), top), lowest);
-        const __mmask16 m = _mm512_mask_cmpeq_epi32_mask(ok, b, want);
+        const __mmask16 m = _mm512_mask_cmpeq_epi32_mask(ok, bucketsOf(v), want);
         _mm512_storeu_ps(out + count, _mm512_maskz_compress_ps(m, v));
         count += size_t(__builtin_popcount(m));
         mn = _mm512_mask_min_ps(mn, m, mn, v);

@@ -138,25 +138,15 @@ RS_INLINE Pair34 blendPair(const PaletteMatrix* pal, const uint16_t* j, const fl
             _mm256_permute2f128_ps(a23, b23, 0x20), _mm256_permute2f128_ps(a23, b23, 0x31)};
 }
 
-/// How far ahead the AVX2 loops prefetch their inputs, in vertices.
-inline constexpr size_t kPrefetchAhead = 128;
-
-/// The inputs of the 16 vertices from v + kPrefetchAhead, once every 16 vertices of a loop that started at `first`
-/// (as the AVX-512 kernels do: the hardware's stream prefetch restarts at every 4 KB boundary of each of the five
-/// input streams); nothing past `last`. t may be null (no tangents).
+/// prefetchInputs16 of the 16 vertices kPrefetchBlocks blocks ahead of v, once every 16 vertices of a loop that started
+/// at `first` (as the AVX-512 kernels prefetch once a block); nothing past `last`. t may be null (no tangents).
 template <int K>
 RS_INLINE void prefetchInputs(const uint16_t* joints, const float* weights, const float* p, const float* n, const float* t,
                               size_t first, size_t v, size_t last)
 {
-    if (((v - first) & 15) != 0 || v + kPrefetchAhead + 16 > last)
-        return;
-    const size_t u = v + kPrefetchAhead;
-    prefetchLines(joints + K * u, 16 * K * sizeof(uint16_t));
-    prefetchLines(weights + K * u, 16 * K * sizeof(float));
-    prefetchLines(p + 3 * u, 16 * 12);
-    prefetchLines(n + 3 * u, 16 * 12);
-    if (t)
-        prefetchLines(t + 4 * u, 16 * 16);
+    const size_t u = v + 16 * kPrefetchBlocks;
+    if (((v - first) & 15) == 0 && u + 16 <= last)
+        prefetchInputs16<K>(joints, weights, p, n, t, u);
 }
 
 } // namespace rig::detail::avx2

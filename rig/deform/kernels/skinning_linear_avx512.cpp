@@ -110,22 +110,6 @@ RS_INLINE void skinBlock(const Constants& k, const PaletteMatrix* pal, const uin
     }
 }
 
-// Software prefetch of the inputs of the block `kPrefetchBlocks` ahead (about 8 KB), into L1: on the benchmark machine
-// +12% on one thread over the hardware prefetchers alone (the streams are L3-resident at 1M vertices).
-constexpr size_t kPrefetchBlocks = 8;
-
-template <int K, bool kTangents>
-RS_INLINE void prefetchInputs(const uint16_t* joints, const float* weights, const float* p, const float* n,
-                              const float* t, size_t u)
-{
-    prefetchLines(joints + K * u, 16 * K * 2);
-    prefetchLines(weights + K * u, 16 * K * 4);
-    prefetchLines(p + 3 * u, 16 * 12);
-    prefetchLines(n + 3 * u, 16 * 12);
-    if constexpr (kTangents)
-        prefetchLines(t + 4 * u, 16 * 16);
-}
-
 template <int K, bool kTangents, bool kStream>
 void run(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last)
 {
@@ -146,7 +130,7 @@ void run(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last
     Block o;
     for (; v + 16 <= last; v += 16) {
         if (v + 16 * (kPrefetchBlocks + 1) <= last)
-            prefetchInputs<K, kTangents>(joints, weights, inP, inN, inT, v + 16 * kPrefetchBlocks);
+            prefetchInputs16<K>(joints, weights, inP, inN, kTangents ? inT : nullptr, v + 16 * kPrefetchBlocks);
         skinBlock<K, kTangents>(k, pal, joints + K * v, weights + K * v, inP + 3 * v, inN + 3 * v,
                                 kTangents ? inT + 4 * v : nullptr, o);
         wp.put(o.p);
@@ -222,12 +206,8 @@ void runPositions(const SkinJob& job, const PaletteMatrix* pal, size_t first, si
     size_t v = first;
     __m512 o[3];
     for (; v + 16 <= last; v += 16) {
-        if (v + 16 * (kPrefetchBlocks + 1) <= last) {
-            const size_t u = v + 16 * kPrefetchBlocks;
-            prefetchLines(joints + K * u, 16 * K * 2);
-            prefetchLines(weights + K * u, 16 * K * 4);
-            prefetchLines(inP + 3 * u, 16 * 12);
-        }
+        if (v + 16 * (kPrefetchBlocks + 1) <= last)
+            prefetchInputs16<K>(joints, weights, inP, nullptr, nullptr, v + 16 * kPrefetchBlocks);
         positionsBlock<K>(k, pal, joints + K * v, weights + K * v, inP + 3 * v, o);
         wp.put(o);
     }

@@ -699,9 +699,9 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         for (const size_t start = v; v + 8 <= last; v += 8) {
             prefetchInputs<K>(joints, weights, inP, inN, inT, start, v, last);
             const size_t b = v / 16;
-            if (v % 16 == 0 && b + 8 < blocks) // the plan eight blocks ahead, as the AVX-512 kernel
+            if (v % 16 == 0 && b + kPrefetchBlocks < blocks) // the plan as far ahead as the AVX-512 kernel
                 prefetchGradientBlock(plan.data(), job.gradients.blockData.data(), job.gradients.slotEntries.data(),
-                                      job.gradients.slotGradients.data(), b + 8);
+                                      job.gradients.slotGradients.data(), b + kPrefetchBlocks);
             if (plan[b] & WeightGradients::kUnplanned) {
                 perVertex(v, v + 8);
                 continue;

@@ -626,8 +626,6 @@ RS_INLINE bool skinGroup(const Context& c, size_t v0, const __m512 (&ip)[3], con
     }
 }
 
-inline constexpr size_t kPrefetchBlocks = 8;
-
 /// The block of every other method: four groups, then the packed stores.
 template <Method M, int K, bool kTangents, bool kPositions>
 RS_INLINE bool skinGroups(const Context& c, size_t v, BlockOut& out)
@@ -691,17 +689,6 @@ RS_INLINE bool skinBlock(const Context& c, size_t v, BlockOut& out)
             return skinGroups<M, K, kTangents, kPositions>(c, v, out);
         }
     }
-}
-
-template <int K>
-RS_INLINE void prefetchInputs(const Context& c, size_t u, bool tangents)
-{
-    prefetchLines(c.joints + K * u, 16 * K * 2);
-    prefetchLines(c.weights + K * u, 16 * K * 4);
-    prefetchLines(c.inP + 3 * u, 16 * 12);
-    prefetchLines(c.inN + 3 * u, 16 * 12);
-    if (tangents)
-        prefetchLines(c.inT + 4 * u, 16 * 16);
 }
 
 /// Where a run of whole blocks goes: each block's registers stored where they belong, or, for large jobs (`stream`),
@@ -770,7 +757,7 @@ inline void run(const SkinJob& job, const Context& c, size_t first, size_t last)
         BlockWriter<kTangents, kPositions> out(c, v, stream);
         for (; v + 16 <= last; v += 16) {
             if (v + 16 * (kPrefetchBlocks + 1) <= last) {
-                prefetchInputs<K>(c, v + 16 * kPrefetchBlocks, kTangents);
+                prefetchInputs16<K>(c.joints, c.weights, c.inP, c.inN, kTangents ? c.inT : nullptr, v + 16 * kPrefetchBlocks);
                 if constexpr (M == Method::Jacobian)
                     if (c.blockSlots)
                         prefetchGradientBlock(c.blockSlots, c.blockData, c.slotEntries, c.slotGradients, v / 16 + kPrefetchBlocks);
