@@ -67,15 +67,20 @@ inline void storeRows(__m256 x, __m256 y, __m256 z, float* out)
         _mm256_storeu_ps(out + 8 * j, r[j]);
 }
 
-/// Back to one 128-bit row per element.
-inline void rows(__m256 x, __m256 y, __m256 z, __m256 w, __m128 (&out)[kBlock])
+/// Eight vertices' normals (24 floats, exactly: the next vertex may be another thread's) from one register per
+/// component, as three whole stores (six permutes and three blends) instead of four extracts and eight masked 3-float
+/// stores (vmaskmovps to memory, microcoded on older AMD cores).
+inline void storeNormals(__m256 x, __m256 y, __m256 z, float* out)
 {
-    __m256 r[4];
-    transpose4(x, y, z, w, r[0], r[1], r[2], r[3]);
-    for (int j = 0; j < 4; ++j) {
-        out[2 * j] = _mm256_castps256_ps128(r[j]);
-        out[2 * j + 1] = _mm256_extractf128_ps(r[j], 1);
-    }
+    __m256 r[4]; // r[j]: (element 2j x y z 0 | element 2j + 1 x y z 0)
+    transpose4(x, y, z, _mm256_setzero_ps(), r[0], r[1], r[2], r[3]);
+    auto pick = [](__m256 v, int i0, int i1, int i2, int i3, int i4, int i5, int i6, int i7) {
+        return _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(i0, i1, i2, i3, i4, i5, i6, i7));
+    };
+    // 0x 0y 0z 1x 1y 1z 2x 2y | 2z 3x 3y 3z 4x 4y 4z 5x | 5y 5z 6x 6y 6z 7x 7y 7z (the unused picks are 0).
+    _mm256_storeu_ps(out, _mm256_blend_ps(pick(r[0], 0, 1, 2, 4, 5, 6, 0, 0), pick(r[1], 0, 0, 0, 0, 0, 0, 0, 1), 0xC0));
+    _mm256_storeu_ps(out + 8, _mm256_blend_ps(pick(r[1], 2, 4, 5, 6, 0, 0, 0, 0), pick(r[2], 0, 0, 0, 0, 0, 1, 2, 4), 0xF0));
+    _mm256_storeu_ps(out + 16, _mm256_blend_ps(pick(r[3], 0, 0, 0, 1, 2, 4, 5, 6), pick(r[2], 5, 6, 0, 0, 0, 0, 0, 0), 0x03));
 }
 
 } // namespace
@@ -153,7 +158,6 @@ void faceTermsAvx2(const FaceArgs& a, size_t first, size_t last)
 
 void gatherFramesAvx2(const GatherArgs& a, size_t first, size_t last)
 {
-    const __m128i three = _mm_setr_epi32(-1, -1, -1, 0);
     const __m256 zero = _mm256_setzero_ps();
     size_t v = first;
     for (; v + kBlock <= last; v += kBlock) {
@@ -163,11 +167,7 @@ void gatherFramesAvx2(const GatherArgs& a, size_t first, size_t last)
         __m256 nx, ny, nz, unused;
         columns(nRows, nx, ny, nz, unused);
         normalize3(nx, ny, nz);
-        __m128 out[kBlock];
-        rows(nx, ny, nz, zero, out);
-        float* on = a.normals + 3 * v;
-        for (int j = 0; j < kBlock; ++j) // three floats each: the next vertex may be another thread's
-            _mm_maskstore_ps(on + 3 * j, three, out[j]);
+        storeNormals(nx, ny, nz, a.normals + 3 * v);
         if (!a.tangents)
             continue;
         __m256 tx = zero, ty = zero, tz = zero, hand = zero;
