@@ -321,6 +321,7 @@ private slots:
     void morphNormalDeltasSwitch();
     void rebuiltReferenceTurnsRigidPartsWithTheirJoint();
     void dualQuaternionReportsMirroredJoint();
+    void flaggedJointsAreListedOnceByNodeAcrossMeshes();
     void polarDecomposition();
     void unboundVertexStaysAtBindPosition();
     void fastPathMatchesScalar();
@@ -653,6 +654,31 @@ void TestSkinning::rebuiltReferenceTurnsRigidPartsWithTheirJoint()
     QVERIFY(upper > 50 && lower > 50);
     // And the bend makes real error for the cheap methods (the weight band).
     QVERIFY(r.eval.stats[size_t(Method::Linear)].normal.max > 5.0);
+}
+
+void TestSkinning::flaggedJointsAreListedOnceByNodeAcrossMeshes()
+{
+    // Two meshes on one skin of three joints (nodes 7, 4, 9), and a rigid mesh: joint 0 mirrored, joint 1 singular,
+    // joint 2 plain. Each flagged node is listed once, by node index, whichever mesh saw it; the rigid mesh adds none.
+    Rig rig;
+    rig.skins.resize(1);
+    rig.skins[0].joints = {7, 4, 9};
+    rig.meshes.resize(3);
+    rig.meshes[0].skin = 0;
+    rig.meshes[1].skin = 0;
+    rig.meshes[2].node = 7;
+    std::vector<JointFrame> palette(4); // the skin's joints, then the identity for unbound vertices
+    palette[0].mirrored = true;
+    palette[1].singular = true;
+    Evaluation out;
+    for (size_t m = 0; m < rig.meshes.size(); ++m)
+        collectFlaggedJoints(rig, m, palette, out);
+    QCOMPARE(out.mirroredJoints, std::vector<int>{7});
+    QCOMPARE(out.singularJoints, std::vector<int>{4});
+    // A rigid mesh alone adds nothing, even with flagged frames in the palette it is given.
+    Evaluation rigid;
+    collectFlaggedJoints(rig, 2, palette, rigid);
+    QVERIFY(rigid.mirroredJoints.empty() && rigid.singularJoints.empty());
 }
 
 void TestSkinning::dualQuaternionReportsMirroredJoint()

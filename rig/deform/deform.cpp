@@ -97,6 +97,23 @@ void adviseHugePages(const Rig& rig, const RigRuntime& rt)
     adviseHugePages(t.schedule.compactTriangles);
 }
 
+void collectFlaggedJoints(const Rig& rig, size_t mesh, std::span<const JointFrame> palette, Evaluation& out)
+{
+    const Mesh& me = rig.meshes[mesh];
+    if (!me.isSkinned())
+        return;
+    const Skin& skin = rig.skins[size_t(me.skin)];
+    assert(palette.size() >= skin.joints.size());
+    for (size_t j = 0; j < skin.joints.size(); ++j) {
+        if (!palette[j].mirrored && !palette[j].singular)
+            continue;
+        const int node = skin.joints[j];
+        std::vector<int>& list = palette[j].mirrored ? out.mirroredJoints : out.singularJoints;
+        if (std::find(list.begin(), list.end(), node) == list.end())
+            list.push_back(node);
+    }
+}
+
 void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pose, std::span<const Method> methods,
               const DeformSettings& settings, Evaluation& out)
 {
@@ -181,16 +198,7 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         assert(matrices.size() == rt.stream.paletteSize);
         resize(me.palette, matrices.size());
         buildJointFrames(matrices, me.palette);
-        if (mesh.isSkinned()) {
-            const Skin& skin = rig.skins[size_t(mesh.skin)];
-            for (size_t j = 0; j < skin.joints.size(); ++j) {
-                const int node = skin.joints[j];
-                std::vector<int>& list = me.palette[j].mirrored ? out.mirroredJoints : out.singularJoints;
-                if ((me.palette[j].mirrored || me.palette[j].singular) &&
-                    std::find(list.begin(), list.end(), node) == list.end())
-                    list.push_back(node);
-            }
-        }
+        collectFlaggedJoints(rig, m, me.palette, out);
 
         // Morph (bind space).
         resize(me.morphedPositions, n);

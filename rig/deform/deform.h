@@ -119,6 +119,11 @@ struct Evaluation {
 void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pose, std::span<const Method> methods,
               const DeformSettings& settings, Evaluation& out);
 
+/// Adds the joints of mesh `mesh` (of `rig`) whose frames in `palette` (the mesh's palette, in its skin's joint order)
+/// are mirrored or singular to out.mirroredJoints / out.singularJoints, as node indices, each once. evaluate() and the
+/// GPU evaluation both collect them with it; an unskinned mesh adds none.
+void collectFlaggedJoints(const Rig& rig, size_t mesh, std::span<const JointFrame> palette, Evaluation& out);
+
 /// Fills out.stats from the per-vertex errors and flags of out.methods over all meshes (evaluate() calls it; so does
 /// the GPU readback, so that both report the same statistics the same way).
 void computeStatistics(Evaluation& out);

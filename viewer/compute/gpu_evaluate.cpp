@@ -46,20 +46,10 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
     out.singularJoints.clear();
     const std::vector<rig::JointFrame>& palette = deformer.palette();
     for (size_t m = 0; m < meshCount; ++m) {
-        const rig::Mesh& mesh = rig.meshes[m];
         rig::MeshEvaluation& me = out.meshes[m];
         const GpuMeshRange& r = ranges[m];
         me.palette.assign(palette.begin() + r.paletteBegin, palette.begin() + r.paletteBegin + r.paletteCount);
-        if (mesh.isSkinned()) {
-            const rig::Skin& skin = rig.skins[size_t(mesh.skin)];
-            for (size_t j = 0; j < skin.joints.size(); ++j) {
-                const int node = skin.joints[j];
-                std::vector<int>& list = me.palette[j].mirrored ? out.mirroredJoints : out.singularJoints;
-                if ((me.palette[j].mirrored || me.palette[j].singular) &&
-                    std::find(list.begin(), list.end(), node) == list.end())
-                    list.push_back(node);
-            }
-        }
+        rig::collectFlaggedJoints(rig, m, me.palette, out);
     }
 
     // Linear first (its surface carries the reference of every method but dual-quaternion), the other methods that
