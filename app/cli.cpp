@@ -22,6 +22,7 @@
 #include "rig/analysis/reference.h"
 #include "rig/io/report.h"
 #include "rig/model/samples.h"
+#include "rig/platform/cpu_features.h"
 #include "rig/platform/huge_pages.h"
 #include "viewer/compute/gpu_deformer.h"
 #include "viewer/compute/gpu_evaluate.h"
@@ -401,6 +402,7 @@ int runBench(int argc, char** argv)
         return std::string(buf);
     };
     const rig::LinearKernel kernel = rig::linearKernel();
+    std::printf("CPU: %s\n", rig::cpuDescription().c_str());
     std::printf("Generated rig: %zu vertices, %zu triangles, %d joints, 4 influences per vertex, normals and tangents; "
                 "%u hardware threads; linear kernel: %s; best of repeated runs over %.2g s each; load average "
                 "before: %s\n\n",

@@ -1,5 +1,8 @@
 #include "rig/platform/cpu_features.h"
 
+#include <cpuid.h>
+#include <cstring>
+
 namespace rig {
 
 namespace {
@@ -41,6 +44,38 @@ bool cpuHasAvx2Fma()
 bool cpuHasAvx512()
 {
     return features().avx512;
+}
+
+std::string cpuDescription()
+{
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    std::string brand;
+    if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000004u) {
+        char text[49] = {};
+        for (unsigned leaf = 0; leaf < 3; ++leaf) {
+            unsigned r[4];
+            __get_cpuid(0x80000002u + leaf, &r[0], &r[1], &r[2], &r[3]);
+            std::memcpy(text + 16 * leaf, r, sizeof r);
+        }
+        brand = text;
+        // Trim the padding some processors put around the name.
+        const size_t first = brand.find_first_not_of(' ');
+        brand = first == std::string::npos ? std::string() : brand.substr(first, brand.find_last_not_of(' ') - first + 1);
+    }
+    if (brand.empty())
+        brand = "unknown processor";
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+        // Display family and model as the kernel computes them (arch/x86/lib/cpu.c).
+        const unsigned base = a >> 8 & 0xFu;
+        const unsigned family = base == 0xFu ? base + (a >> 20 & 0xFFu) : base;
+        const unsigned model = (a >> 4 & 0xFu) | (family >= 6 ? (a >> 16 & 0xFu) << 4 : 0u);
+        brand += " (family " + std::to_string(family) + ", model " + std::to_string(model) + ")";
+    }
+    std::string isa = cpuHasAvx512()   ? "AVX-512 F/DQ/BW/VL, AVX2, FMA"
+                      : cpuHasAvx2Fma() ? "AVX2, FMA (no AVX-512)"
+                      : cpuHasAvx2()    ? "AVX2 (no FMA)"
+                                        : "baseline x86-64 (no AVX2)";
+    return brand + ": " + isa;
 }
 
 } // namespace rig
