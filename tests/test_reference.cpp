@@ -1,7 +1,6 @@
 // The rebuilt reference and the error metrics, on hand-built meshes with exact answers.
 #include "testutil.h"
 
-#include <fstream>
 #include <random>
 
 #include "rig/analysis/carried.h"
@@ -58,7 +57,6 @@ private slots:
     void simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes();
     void windowedScheduleIsTheTwoPassBitsOnRealRigsWhateverTheThreads();
     void scatteredTriangleOrderFallsBackToTwoPasses();
-    void cpuDescriptionNamesTheProcessorAsProcCpuinfoDoes();
 };
 
 void TestReference::quadNormalAndTangent()
@@ -750,33 +748,6 @@ void TestReference::scatteredTriangleOrderFallsBackToTwoPasses()
         QVERIFY2(glm::length(a.normals[v] - b.normals[v]) < 1e-5f, qPrintable(QString::number(v)));
         QVERIFY2(glm::length(a.tangents[v] - b.tangents[v]) < 1e-5f, qPrintable(QString::number(v)));
     }
-}
-
-void TestReference::cpuDescriptionNamesTheProcessorAsProcCpuinfoDoes()
-{
-    // The benchmarks' machine line (cpuid) against the kernel's own reading of the first processor.
-    std::ifstream f("/proc/cpuinfo");
-    if (!f)
-        QSKIP("no /proc/cpuinfo");
-    std::string line, name, family, model;
-    auto value = [&](const char* key, std::string& out) {
-        if (out.empty() && line.rfind(key, 0) == 0 && line.find(':') != std::string::npos) {
-            out = line.substr(line.find(':') + 1);
-            out.erase(0, out.find_first_not_of(" \t"));
-        }
-    };
-    while (std::getline(f, line) && !line.empty()) {
-        value("model name", name);
-        value("cpu family", family);
-        if (line.rfind("model\t", 0) == 0 || line.rfind("model :", 0) == 0)
-            value("model", model);
-    }
-    QVERIFY(!family.empty() && !model.empty());
-    const std::string d = cpuDescription();
-    if (!name.empty())
-        QVERIFY2(d.rfind(name, 0) == 0, (d + " | " + name).c_str());
-    QVERIFY2(d.find("(family " + family + ", model " + model + ")") != std::string::npos, d.c_str());
-    QCOMPARE(d.find("AVX-512") != std::string::npos, cpuHasAvx512());
 }
 
 QTEST_GUILESS_MAIN(TestReference)
