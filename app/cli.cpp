@@ -468,7 +468,7 @@ int runBench(int argc, char** argv)
         job.method = m;
         const std::string name(rig::methodId(m));
         if (m == rig::Method::PositionsOnly)
-            row(name + " (" + std::string(rig::linearKernelName(rig::methodKernel(m))) + ", positions alone)",
+            row(name + " (" + std::string(rig::linearKernelName(rig::positionsAloneKernel())) + ", positions alone)",
                 positionsAloneRates([](const rig::SkinJob& part) { part.run(); }));
         row(name + " (" + std::string(rig::linearKernelName(rig::methodKernel(m))) + ")",
             skinRates([](const rig::SkinJob& part) { part.run(); }));
@@ -490,8 +490,14 @@ int runBench(int argc, char** argv)
         job.method = m;
         const std::string avx2(rig::linearKernelName(rig::LinearKernel::Avx2));
         const auto runAvx2 = [](const rig::SkinJob& part) { rig::runMethodKernel(part, rig::LinearKernel::Avx2); };
-        if (m == rig::Method::PositionsOnly)
-            row(std::string(rig::methodId(m)) + " (" + avx2 + ", positions alone)", positionsAloneRates(runAvx2));
+        if (m == rig::Method::PositionsOnly) {
+            // The positions-alone kernel run() did not pick (AVX2 on AVX-512 machines, AVX-512 where it runs at half
+            // width and run() picks AVX2).
+            const rig::LinearKernel other = rig::positionsAloneKernel() == rig::LinearKernel::Avx2 ? rig::LinearKernel::Avx512
+                                                                                                 : rig::LinearKernel::Avx2;
+            row(std::string(rig::methodId(m)) + " (" + std::string(rig::linearKernelName(other)) + ", positions alone)",
+                positionsAloneRates([other](const rig::SkinJob& part) { rig::runMethodKernel(part, other); }));
+        }
         row(std::string(rig::methodId(m)) + " (" + avx2 + ")", skinRates(runAvx2));
     }
     for (rig::Method m : methodList.value()) {

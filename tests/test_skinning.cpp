@@ -1,6 +1,8 @@
 // Every deformation method against analytic answers, on the built-in rigs and on hand-built ones.
 #include "testutil.h"
 
+#include <QFile>
+
 #include <atomic>
 #include <random>
 #include <thread>
@@ -12,6 +14,7 @@
 #include "rig/analysis/reference.h"
 #include "rig/deform/skinning.h"
 #include "rig/deform/kernels/skinning_internal.h"
+#include "rig/platform/cpu_features.h"
 #include "rig/platform/huge_pages.h"
 
 using namespace rig;
@@ -334,6 +337,7 @@ private slots:
     void methodKernelsStreamLargeJobsIntoTheirRangeOnly();
     void positionsAloneKernelsMatchScalarInTheirRangeOnly();
     void methodKernelsAreUsedByRun();
+    void halfWidthAvx512IsAmdFamily25Only();
     void optionalOutputsAreLeftOutAndTheRestIsTheSame();
     void linearKernelsFallBackOnNonFinitePalette();
     void parallelForCoversEveryIndexOnce();
@@ -1173,6 +1177,54 @@ void TestSkinning::methodKernelsAreUsedByRun()
         const std::vector<LinearKernel> simd = methodSimdKernels(m);
         QCOMPARE(methodKernel(m), simd.empty() ? LinearKernel::Scalar : simd.back());
     }
+    // Positions alone: run() gives what positionsAloneKernel() gives, which is methodKernel's but AVX2 on a CPU that
+    // runs AVX-512 at half width.
+    pj.job.method = Method::PositionsOnly;
+    const size_t n = pj.size();
+    Outputs a(n, true), b(n, true);
+    a.attach(pj.job);
+    pj.job.outNormals = {};
+    pj.job.outTangents = {};
+    pj.job.run();
+    b.attach(pj.job);
+    pj.job.outNormals = {};
+    pj.job.outTangents = {};
+    runMethodKernel(pj.job, positionsAloneKernel());
+    QVERIFY(std::memcmp(a.p.data(), b.p.data(), n * sizeof(glm::vec3)) == 0);
+    const LinearKernel expected = methodKernel(Method::PositionsOnly) == LinearKernel::Avx512 && cpuHasHalfWidthAvx512()
+                                      ? LinearKernel::Avx2
+                                      : methodKernel(Method::PositionsOnly);
+    QCOMPARE(positionsAloneKernel(), expected);
+}
+
+void TestSkinning::halfWidthAvx512IsAmdFamily25Only()
+{
+    // Zen 4 (AMD family 25 with AVX-512) splits 512-bit operations; Zen 5 (26), Zen 2 (23) and Intel's family 6 do
+    // not, nor another vendor's family 25. (Zen 3 is family 25 too, without AVX-512: cpuHasHalfWidthAvx512 asks
+    // only where AVX-512 is there.)
+    QVERIFY(isHalfWidthAvx512("AuthenticAMD", 25));
+    QVERIFY(!isHalfWidthAvx512("AuthenticAMD", 26));
+    QVERIFY(!isHalfWidthAvx512("AuthenticAMD", 23));
+    QVERIFY(!isHalfWidthAvx512("GenuineIntel", 6));
+    QVERIFY(!isHalfWidthAvx512("GenuineIntel", 25));
+    QVERIFY(!isHalfWidthAvx512("HygonGenuine", 24));
+    // This CPU, as Linux reads it: /proc/cpuinfo's vendor, family and flags against the cpuid reading.
+    QFile cpuinfo("/proc/cpuinfo");
+    if (!cpuinfo.open(QIODevice::ReadOnly))
+        QSKIP("no /proc/cpuinfo");
+    QString vendor, family, flags;
+    for (const QString& line : QString::fromLatin1(cpuinfo.readAll()).split('\n')) {
+        const QString key = line.section(':', 0, 0).trimmed(), value = line.section(':', 1).trimmed();
+        if (key == "vendor_id" && vendor.isEmpty())
+            vendor = value;
+        else if (key == "cpu family" && family.isEmpty())
+            family = value;
+        else if (key == "flags" && flags.isEmpty())
+            flags = value;
+    }
+    const QStringList f = flags.split(' ');
+    const bool avx512 = f.contains("avx512f") && f.contains("avx512dq") && f.contains("avx512bw") && f.contains("avx512vl");
+    QCOMPARE(cpuHasHalfWidthAvx512(), avx512 && vendor == "AuthenticAMD" && family == "25");
 }
 
 void TestSkinning::optionalOutputsAreLeftOutAndTheRestIsTheSame()

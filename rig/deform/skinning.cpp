@@ -424,6 +424,12 @@ LinearKernel methodKernel(Method m)
     return linearKernelAvailable(LinearKernel::Avx2) ? LinearKernel::Avx2 : LinearKernel::Scalar;
 }
 
+LinearKernel positionsAloneKernel()
+{
+    const LinearKernel k = methodKernel(Method::PositionsOnly);
+    return k == LinearKernel::Avx512 && cpuHasHalfWidthAvx512() ? LinearKernel::Avx2 : k;
+}
+
 void runMethodKernel(const SkinJob& job, LinearKernel k)
 {
     assert(linearKernelAvailable(k));
@@ -570,7 +576,9 @@ void SkinJob::run() const
         return;
     if (method == Method::Linear && runLinearSimd(*this, linearKernel(), first, end))
         return;
-    if (method != Method::Linear && runMethodSimd(*this, methodKernel(method), first, end))
+    const bool positionsAlone = method == Method::PositionsOnly && outNormals.empty() && outTangents.empty();
+    if (method != Method::Linear &&
+        runMethodSimd(*this, positionsAlone ? positionsAloneKernel() : methodKernel(method), first, end))
         return;
     runScalar(*this, first, end);
 }

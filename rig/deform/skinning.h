@@ -105,6 +105,10 @@ void runLinearKernel(const SkinJob& job, LinearKernel k);
 /// else AVX2+FMA when the CPU has it (positions-only on AVX-512 machines too); else scalar. (The enum is LinearKernel
 /// for history: it names the kernels of every method.)
 LinearKernel methodKernel(Method m);
+/// The kernel SkinJob::run uses for Method::PositionsOnly without normal and tangent outputs (positions alone):
+/// methodKernel(PositionsOnly), except AVX2+FMA where the CPU runs AVX-512 as two 256-bit halves
+/// (cpuHasHalfWidthAvx512: there the AVX2 loop is the faster, measured in BENCHMARKS.md).
+LinearKernel positionsAloneKernel();
 /// Runs the job's range with kernel `k` (which must be available; AVX-512 means AVX2 for the methods without an
 /// AVX-512 kernel). Falls back to the scalar path, as run() does, when an entry of the palette is not finite.
 void runMethodKernel(const SkinJob& job, LinearKernel k);

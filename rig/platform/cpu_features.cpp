@@ -8,8 +8,27 @@ namespace rig {
 namespace {
 
 struct Features {
-    bool avx2, avx2Fma, avx512;
+    bool avx2, avx2Fma, avx512, halfWidthAvx512;
 };
+
+// The display family from cpuid leaf 1's eax, as the kernel computes it (arch/x86/lib/cpu.c).
+unsigned displayFamily(unsigned eax)
+{
+    const unsigned base = eax >> 8 & 0xFu;
+    return base == 0xFu ? base + (eax >> 20 & 0xFFu) : base;
+}
+
+std::string vendorString()
+{
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return {};
+    char text[13] = {};
+    std::memcpy(text, &b, 4);
+    std::memcpy(text + 4, &d, 4);
+    std::memcpy(text + 8, &c, 4);
+    return text;
+}
 
 Features detect()
 {
@@ -20,6 +39,8 @@ Features detect()
     f.avx2Fma = f.avx2 && __builtin_cpu_supports("fma");
     f.avx512 = f.avx2Fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    f.halfWidthAvx512 = f.avx512 && __get_cpuid(1, &a, &b, &c, &d) && isHalfWidthAvx512(vendorString(), displayFamily(a));
     return f;
 }
 
@@ -30,6 +51,18 @@ const Features& features()
 }
 
 } // namespace
+
+bool isHalfWidthAvx512(std::string_view vendor, unsigned family)
+{
+    // Zen 4 (family 25 = 0x19: its models with AVX-512) splits 512-bit operations into two 256-bit ones; Zen 5
+    // (family 26) and Intel's AVX-512 cores run them whole.
+    return vendor == "AuthenticAMD" && family == 25;
+}
+
+bool cpuHasHalfWidthAvx512()
+{
+    return features().halfWidthAvx512;
+}
 
 bool cpuHasAvx2()
 {
@@ -66,8 +99,7 @@ std::string cpuDescription()
         brand = "unknown processor";
     if (__get_cpuid(1, &a, &b, &c, &d)) {
         // Display family and model as the kernel computes them (arch/x86/lib/cpu.c).
-        const unsigned base = a >> 8 & 0xFu;
-        const unsigned family = base == 0xFu ? base + (a >> 20 & 0xFFu) : base;
+        const unsigned family = displayFamily(a);
         const unsigned model = (a >> 4 & 0xFu) | (family >= 6 ? (a >> 16 & 0xFu) << 4 : 0u);
         brand += " (family " + std::to_string(family) + ", model " + std::to_string(model) + ")";
     }

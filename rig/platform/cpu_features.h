@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace rig {
 
@@ -12,6 +13,14 @@ bool cpuHasAvx2Fma();
 /// AVX-512 F, DQ, BW and VL with OS support of the zmm state, and AVX2 + FMA (every AVX-512 path here hands
 /// remainders to AVX2 code).
 bool cpuHasAvx512();
+
+/// True where the CPU has AVX-512 (cpuHasAvx512) but runs each 512-bit operation as two 256-bit halves: AMD's
+/// family 25 (Zen 4). There a kernel bound by its arithmetic gains nothing from the wider registers and can lose to
+/// its AVX2 form through the extra shuffles the 16-lane layout needs (positions alone: BENCHMARKS.md, tenth session).
+bool cpuHasHalfWidthAvx512();
+/// The rule behind cpuHasHalfWidthAvx512 for a cpuid vendor string ("AuthenticAMD", "GenuineIntel") and display
+/// family (as `lscpu` shows it), whatever this CPU is.
+bool isHalfWidthAvx512(std::string_view vendor, unsigned family);
 
 /// The processor as benchmarks should name it: its brand string, family and model (from cpuid, as `lscpu` shows them),
 /// and which of the instruction sets above it runs, e.g. "AMD EPYC (family 26, model 2): AVX-512 F/DQ/BW/VL, AVX2,
