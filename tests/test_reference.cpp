@@ -53,6 +53,7 @@ private slots:
     void histogramBinsMatchADirectCountAtEveryBoundary();
     void statsMeanIsTheSixteenLaneSumAndNegativeZeroIsZero();
     void p95IsExactInTheLumpedBucketsAndForOneRepeatedValue();
+    void p95IsExactWhenItsBucketHoldsTensOfThousands();
     void handednessMismatchesCountDefinedOppositePairsOnly();
     void simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes();
     void windowedScheduleIsTheTwoPassBitsOnRealRigsWhateverTheThreads();
@@ -407,6 +408,44 @@ void TestReference::statsMeanIsTheSixteenLaneSumAndNegativeZeroIsZero()
     QCOMPARE(zero.defined, size_t(1));
     QCOMPARE(zero.p95, 0.0);
     QCOMPARE(zero.histogram[0], 1u);
+}
+
+void TestReference::p95IsExactWhenItsBucketHoldsTensOfThousands()
+{
+    // A smooth error field puts most values in one bucket (1/32 of an octave), where errorStats narrows them by their
+    // next eight bits before the selection: the nearest rank against a full sort, with the values spread over a whole
+    // bucket, packed into a few sub-buckets with ties on their edges, and with the rank's value repeated across the
+    // boundary of its sub-bucket; undefined entries among them.
+    std::mt19937 rng(33);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    const float base = 10.0f; // [8, 16): buckets 0.25 wide, sub-buckets 1/1024
+    std::vector<std::vector<float>> sets;
+    for (size_t n : {size_t(2049), size_t(5000), size_t(120001)}) {
+        std::vector<float> spread(n), packed(n), edges(n);
+        for (size_t i = 0; i < n; ++i) {
+            spread[i] = i % 37 == 0 ? kUndefinedError : base + 0.25f * u(rng) * 0.999f;
+            packed[i] = base + float(rng() % 3) / 1024.0f + (i % 5 == 0 ? 0.0f : u(rng) / 4096.0f);
+            // Three values only: 90% just below a sub-bucket's lower edge, 5% on it (the rank's value), 5% above.
+            const float edge = base + 7.0f / 1024.0f;
+            edges[i] = i % 20 < 18 ? std::nextafter(edge, 0.0f) : i % 20 == 18 ? edge : base + 0.2f;
+        }
+        std::shuffle(edges.begin(), edges.end(), rng);
+        sets.push_back(spread);
+        sets.push_back(packed);
+        sets.push_back(edges);
+    }
+    for (const std::vector<float>& e : sets) {
+        std::vector<float> sorted;
+        for (float x : e)
+            if (x >= 0.0f)
+                sorted.push_back(x);
+        std::sort(sorted.begin(), sorted.end());
+        const ErrorStats s = errorStats(e);
+        QCOMPARE(s.defined, sorted.size());
+        const size_t rank = size_t(std::ceil(0.95 * double(sorted.size())));
+        QCOMPARE(float(s.p95), sorted[rank - 1]);
+        QCOMPARE(float(s.max), sorted.back());
+    }
 }
 
 void TestReference::p95IsExactInTheLumpedBucketsAndForOneRepeatedValue()
