@@ -1,4 +1,4 @@
-#include "document.h"
+#include "app/document.h"
 
 #include <QFileInfo>
 #include <QMetaObject>

@@ -1,11 +1,11 @@
-#include "evaluator.h"
+#include "app/evaluator.h"
 
 #include <QMetaObject>
 
 #include <chrono>
 #include <cmath>
 
-#include "document.h"
+#include "app/document.h"
 #include "viewer/picking.h"
 
 namespace app {

@@ -6,8 +6,8 @@
 
 #include <QtGlobal>
 
-#include "cli.h"
-#include "gui.h"
+#include "app/cli/cli.h"
+#include "app/gui/gui.h"
 #include "rig/io/import.h"
 
 namespace {

@@ -1,5 +1,5 @@
 // The whole headless path for one untrusted input, shared by the libFuzzer target (fuzz_import.cpp) and the replay
-// test (tests/test_hostile.cpp): bytes → importMemory → buildRuntime → evaluate (every method, rest pose and one bent
+// test (tests/io/test_hostile.cpp): bytes → importMemory → buildRuntime → evaluate (every method, rest pose and one bent
 // pose) → auditRig → writeReportJson, with the contracts of import.h and report.h checked on the way.
 //
 // Qt-free; no global state.

@@ -51,7 +51,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 # Triage: reproduce each new artifact. A report whose first frame past the sanitizer runtime, libFuzzer's hooks, the
 # allocator and the C/C++ runtime libraries lies in libassimp is Assimp's own fault (a SEGV, an over-read, an
 # allocation past the limit, one of its ai_assert aborts): the product imports in its worker process
-# (rig/io/import_worker.h), which contains it; it is reported, and keeping it as a regression input is still
+# (rig/io/worker/import_worker.h), which contains it; it is reported, and keeping it as a regression input is still
 # worthwhile. Anything else fails the run: a broken contract of ours, a sanitizer report in our code, a leak, a
 # timeout, an OOM outside Assimp.
 # assimp_site REPORT: prints the libassimp frame that decides, or nothing.

@@ -64,7 +64,7 @@ void drawHeatLegend(QPainter& p, QRect view, float maxValue, const QString& unit
         return;
     p.save();
     p.setClipRect(view);
-    // green -> yellow -> red, as shaders/mesh.frag's heat()
+    // green -> yellow -> red, as shaders/render/mesh.frag's heat()
     QLinearGradient g(l.bar.topLeft(), l.bar.topRight());
     g.setColorAt(0.0, QColor::fromRgbF(0.1f, 0.75f, 0.2f));
     g.setColorAt(0.5, QColor::fromRgbF(0.95f, 0.85f, 0.1f));

@@ -35,10 +35,10 @@ inline constexpr int kLegendMinBarWidth = 60;
 
 LegendLayout legendLayout(QRect view, const QFontMetrics& fm, const QString& keyText);
 
-/// The heatmap legend (shaders/mesh.frag's heat()): 0 to ≥ maxValue in `unit`, and the undefined key.
+/// The heatmap legend (shaders/render/mesh.frag's heat()): 0 to ≥ maxValue in `unit`, and the undefined key.
 void drawHeatLegend(QPainter& p, QRect view, float maxValue, const QString& unit = QStringLiteral("°"));
 
-/// The legend of a weight view (shaders/mesh.frag's weightRamp and countColor), and the NaN-weight key.
+/// The legend of a weight view (shaders/render/mesh.frag's weightRamp and countColor), and the NaN-weight key.
 void drawWeightLegend(QPainter& p, QRect view, Shading s);
 
 } // namespace viewer

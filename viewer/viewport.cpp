@@ -25,7 +25,7 @@ namespace viewer {
 
 namespace {
 
-// Must match the View block of shaders/mesh.vert and shaders/lines.vert (std140).
+// Must match the View block of shaders/render/mesh.vert and shaders/render/lines.vert (std140).
 struct ViewBlock {
     float viewProj[16];
     float eye[4];
@@ -37,7 +37,7 @@ struct ViewBlock {
 };
 static_assert(sizeof(ViewBlock) == 16 * 4 + 5 * 16 + 16);
 
-// The mesh shader's modes (shaders/mesh.frag).
+// The mesh shader's modes (shaders/render/mesh.frag).
 enum MeshMode {
     ModeLit = 0,
     ModeNormalError = 1,

@@ -1,4 +1,4 @@
-// rigscope-import: imports one model file for RigScope in a process of its own (rig/io/worker_protocol.h).
+// rigscope-import: imports one model file for RigScope in a process of its own (rig/io/worker/worker_protocol.h).
 #include "worker/serve.h"
 
 int main(int argc, char** argv)

@@ -1,5 +1,5 @@
 #include "worker/sandbox.h"
-#include "rig/io/sanitizer_build.h"
+#include "rig/io/worker/sanitizer_build.h"
 
 #include <fcntl.h>
 #include <linux/audit.h>

@@ -15,12 +15,12 @@
 #include <cstring>
 #include <string_view>
 
-#include "rig/deform/parallel.h"
+#include "rig/platform/parallel.h"
 #include "rig/io/import.h"
-#include "rig/io/import_worker.h"
-#include "rig/io/rig_serialize.h"
-#include "rig/io/worker_protocol.h"
-#include "rig/io/sanitizer_build.h"
+#include "rig/io/worker/import_worker.h"
+#include "rig/io/worker/rig_serialize.h"
+#include "rig/io/worker/worker_protocol.h"
+#include "rig/io/worker/sanitizer_build.h"
 #include "worker/decode_image.h"
 #include "worker/sandbox.h"
 

@@ -1,5 +1,5 @@
 // The import worker's side of worker_protocol.h: the body of `rigscope-import` (main.cpp), shared with the test
-// worker that injects faults (tests/fault_worker.cpp).
+// worker that injects faults (tests/io/fault_worker.cpp).
 #pragma once
 
 #include <cstddef>

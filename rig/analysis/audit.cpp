@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "rig/analysis/reference.h"
+#include "rig/analysis/reference/reference.h"
 #include "rig/analysis/weight_checks.h"
 #include "rig/model/math.h"
 

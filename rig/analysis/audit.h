@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "rig/analysis/reference.h"
+#include "rig/analysis/reference/reference.h"
 #include "rig/model/model.h"
 
 namespace rig {

@@ -6,7 +6,7 @@
 #include <span>
 
 #include "rig/analysis/metrics.h"
-#include "rig/analysis/reference.h"
+#include "rig/analysis/reference/reference.h"
 #include "rig/model/model.h"
 
 namespace rig {

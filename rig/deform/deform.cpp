@@ -7,8 +7,8 @@
 #include "rig/analysis/carried.h"
 #include "rig/deform/morph.h"
 #include "rig/model/math.h"
-#include "rig/deform/parallel.h"
-#include "rig/analysis/reference.h"
+#include "rig/platform/parallel.h"
+#include "rig/analysis/reference/reference.h"
 #include "rig/platform/huge_pages.h"
 
 namespace rig {

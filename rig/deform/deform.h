@@ -15,7 +15,7 @@
 #include "rig/analysis/metrics.h"
 #include "rig/model/model.h"
 #include "rig/model/pose.h"
-#include "rig/analysis/reference.h"
+#include "rig/analysis/reference/reference.h"
 #include "rig/deform/skinning.h"
 #include "rig/deform/weight_gradients.h"
 

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "rig/io/json.h"
+#include "rig/io/json/json.h"
 
 namespace rig {
 

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "rig/io/json.h"
-#include "rig/io/json_write.h"
+#include "rig/io/json/json.h"
+#include "rig/io/json/json_write.h"
 
 namespace rig {
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "rig/io/json_write.h"
+#include "rig/io/json/json_write.h"
 
 #include "rig/model/math.h"
 

@@ -338,7 +338,7 @@ rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& r
     if (deltas.empty())
         deltas.assign(4, 0.0f);
 
-    // Adjacency for the reference gather: the runtime's topology over all meshes (rig/analysis/reference.h), whose
+    // Adjacency for the reference gather: the runtime's topology over all meshes (rig/analysis/reference/reference.h), whose
     // global numbering is this deformer's: the group representative of every vertex, the group triangle lists
     // (normals) and every vertex's own triangle list (tangents), both CSR, triangles in increasing order with
     // multiplicity — the order in which the CPU's gather adds them.

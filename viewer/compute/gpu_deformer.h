@@ -1,6 +1,6 @@
 // The GPU deformation pipeline: every skinning method, the rebuilt reference and its angular error, and per-mesh
 // bounding boxes, as compute passes over a given QRhi (Vulkan or OpenGL 4.3+). It mirrors rig::evaluate (deform.h)
-// formula for formula; the parity tests (tests/test_gpu_parity.cpp) hold it to the CPU results.
+// formula for formula; the parity tests (tests/gpu/test_gpu_parity.cpp) hold it to the CPU results.
 //
 // All meshes of a rig are concatenated into one global vertex array and one global triangle list, in file order
 // (vertex v of mesh m is global vertex meshes()[m].vertexBegin + v). Joint indices become global palette indices: a
@@ -105,7 +105,7 @@ rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& r
 
 class GpuDeformer {
 public:
-    static constexpr int kGroupSize = 128; ///< local_size_x of every compute shader in shaders/deform_*.comp
+    static constexpr int kGroupSize = 128; ///< local_size_x of every compute shader in shaders/compute/deform_*.comp
 
     /// `rhi` must support QRhi::Compute and outlive the deformer.
     explicit GpuDeformer(QRhi* rhi);

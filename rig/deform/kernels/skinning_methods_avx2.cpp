@@ -7,7 +7,7 @@
 // matrix from the compact palette (zero-weight slots multiply a finite matrix by 0 instead of being skipped, which
 // adds +0), the cofactor as the cross products of the blended columns (cof(A) = [c1×c2 | c2×c0 | c0×c1]), and rsqrt
 // plus one Newton step for the normalisations. The results equal the scalar path within float rounding (tests:
-// tests/test_skinning.cpp, every kernel against the scalar one). Inputs are read without over-reading their arrays
+// tests/core/test_skinning.cpp, every kernel against the scalar one). Inputs are read without over-reading their arrays
 // (3-float vectors as a 64-bit and a 32-bit load); outputs are written in order, the 4-float store of a 3-float vector
 // spilling into the next vertex, which is written next, except for the range's last vertex (a masked store): nothing
 // outside [first, last) is touched. No allocation, no call per vertex.

@@ -8,7 +8,7 @@
 #include <limits>
 #include <utility>
 
-#include "rig/analysis/reference.h"
+#include "rig/analysis/reference/reference.h"
 #include "rig/model/math.h"
 
 namespace rig::assimp_import {

@@ -13,7 +13,7 @@
 
 #include "rig/io/assimp/converter.h"
 #include "rig/io/assimp/io_system.h"
-#include "rig/io/import_worker.h"
+#include "rig/io/worker/import_worker.h"
 
 namespace rig {
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the hand-made broken-rig corpus next to this script (Python standard library only).
 
-Every file is small and self-contained (glTF buffers are base64 data URIs). tests/test_hostile.cpp holds the exact
+Every file is small and self-contained (glTF buffers are base64 data URIs). tests/io/test_hostile.cpp holds the exact
 outcome expected of each one; re-run this script after changing it and commit its outputs:
 
     python3 tests/data/broken/make_broken.py

@@ -12,7 +12,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "rig/model/pose.h"
-#include "rig/analysis/reference.h"
+#include "rig/analysis/reference/reference.h"
 
 using namespace rig;
 

@@ -1,4 +1,4 @@
-#include "gui.h"
+#include "app/gui/gui.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "document.h"
-#include "gui_bench.h"
-#include "main_window.h"
+#include "app/document.h"
+#include "app/gui/gui_bench.h"
+#include "app/gui/main_window.h"
 #include "rig/io/pose_file.h"
 #include "rig/model/samples.h"
 #include "viewer/viewport.h"

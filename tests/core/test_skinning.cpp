@@ -9,9 +9,9 @@
 
 #include "rig/deform/deform.h"
 #include "rig/deform/joint_frames.h"
-#include "rig/deform/parallel.h"
+#include "rig/platform/parallel.h"
 #include "rig/model/pose.h"
-#include "rig/analysis/reference.h"
+#include "rig/analysis/reference/reference.h"
 #include "rig/deform/skinning.h"
 #include "rig/deform/kernels/skinning_internal.h"
 #include "rig/platform/cpu_features.h"

@@ -1,5 +1,5 @@
-#include "rig/io/json.h"
-#include "rig/io/json_write.h"
+#include "rig/io/json/json.h"
+#include "rig/io/json/json_write.h"
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>

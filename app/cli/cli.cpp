@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "app/cli/cli.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -13,13 +13,13 @@
 #include <sstream>
 #include <thread>
 
-#include "gpu_cli.h"
+#include "app/cli/gpu_cli.h"
 #include "rig/io/pose_file.h"
 #include "rig/analysis/audit.h"
 #include "rig/deform/deform.h"
 #include "rig/io/import.h"
-#include "rig/deform/parallel.h"
-#include "rig/analysis/reference.h"
+#include "rig/platform/parallel.h"
+#include "rig/analysis/reference/reference.h"
 #include "rig/io/report.h"
 #include "rig/model/samples.h"
 #include "rig/platform/cpu_features.h"

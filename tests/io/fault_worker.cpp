@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "rig/io/rig_serialize.h"
-#include "rig/io/worker_protocol.h"
+#include "rig/io/worker/rig_serialize.h"
+#include "rig/io/worker/worker_protocol.h"
 #include "worker/serve.h"
 
 extern char** environ;

@@ -1,4 +1,4 @@
-#include "gui_bench.h"
+#include "app/gui/gui_bench.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -9,14 +9,14 @@
 #include <cstdio>
 #include <vector>
 
-#include "document.h"
-#include "main_window.h"
+#include "app/document.h"
+#include "app/gui/main_window.h"
 #include "panels/skeleton/bones_panel.h"
 #include "panels/skeleton/joint_editor.h"
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "rig/io/json_write.h"
+#include "rig/io/json/json_write.h"
 #include "viewer/viewport.h"
 
 namespace app {

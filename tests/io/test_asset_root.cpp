@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "app/document.h"
-#include "app/main_window.h"
+#include "app/gui/main_window.h"
 #include "rig/io/asset_root.h"
 #include "rig/io/gltf_skin.h"
 #include "rig/io/import.h"

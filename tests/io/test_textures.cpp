@@ -11,7 +11,7 @@
 
 #include "gltf_files.h"
 #include "rig/io/import.h"
-#include "rig/io/rig_serialize.h"
+#include "rig/io/worker/rig_serialize.h"
 #include "rig/model/structure.h"
 #include "testutil.h"
 #include "worker/decode_image.h"

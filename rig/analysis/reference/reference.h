@@ -16,7 +16,7 @@
 // with the file's authored tangents on a correct file.
 //
 // The computation is a face pass (per triangle) and a gather (per vertex, over precomputed adjacency lists in increasing
-// triangle order): every output is independent of the thread count, and the GPU (shaders/deform_faces.comp,
+// triangle order): every output is independent of the thread count, and the GPU (shaders/compute/deform_faces.comp,
 // deform_reference.comp) adds the same terms in the same order.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "rig/deform/parallel.h"
+#include "rig/platform/parallel.h"
 
 #include <algorithm>
 #include <atomic>

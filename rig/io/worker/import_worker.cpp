@@ -1,5 +1,5 @@
-#include "rig/io/import_worker.h"
-#include "rig/io/sanitizer_build.h"
+#include "rig/io/worker/import_worker.h"
+#include "rig/io/worker/sanitizer_build.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "rig/io/import.h"
-#include "rig/io/rig_serialize.h"
-#include "rig/io/worker_protocol.h"
+#include "rig/io/worker/rig_serialize.h"
+#include "rig/io/worker/worker_protocol.h"
 #include "rig/model/structure.h"
 
 extern char** environ;

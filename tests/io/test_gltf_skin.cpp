@@ -1,4 +1,4 @@
-// Tests of the raw glTF skinning reader (rig/io/gltf_skin.h), its JSON reader (rig/io/json.h) and the importer's use of
+// Tests of the raw glTF skinning reader (rig/io/gltf_skin.h), its JSON reader (rig/io/json/json.h) and the importer's use of
 // them (rig/io/assimp/): the audit must see the authored weights, including what Assimp 5.2.4 drops.
 //
 // The truncation and mutation tests read every byte range the reader is given; run them under the `asan` preset to
@@ -29,8 +29,8 @@
 #include "rig/analysis/audit.h"
 #include "rig/io/gltf_skin.h"
 #include "rig/io/import.h"
-#include "rig/io/json.h"
-#include "rig/io/json_write.h"
+#include "rig/io/json/json.h"
+#include "rig/io/json/json_write.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "main_window.h"
+#include "app/gui/main_window.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -29,7 +29,7 @@
 
 #include <assimp/version.h>
 
-#include "document.h"
+#include "app/document.h"
 #include "rig/io/pose_file.h"
 #include "panels/animation/morph_panel.h"
 #include "panels/animation/timeline_panel.h"

@@ -10,7 +10,7 @@
 
 #include <xmmintrin.h> // SSE: part of baseline x86-64, so the scalar path's translation unit can include it too
 
-#include "rig/analysis/reference.h"
+#include "rig/analysis/reference/reference.h"
 #include "rig/model/math.h"
 
 namespace rig::detail {

@@ -1,9 +1,9 @@
-// The import worker (rig/io/import_worker.h, worker/): the rig's versioned wire format compared field by field over
+// The import worker (rig/io/worker/import_worker.h, worker/): the rig's versioned wire format compared field by field over
 // every shared asset, and a worker that crashes, aborts, hangs, spins, lies, overreaches or is cancelled — also
 // while other threads of the caller are busy allocating, which is what hung the forked import of old.
 #include "testutil.h"
 
-#include "rig/io/worker_protocol.h"
+#include "rig/io/worker/worker_protocol.h"
 
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "rig/io/import.h"
-#include "rig/io/import_worker.h"
-#include "rig/io/rig_serialize.h"
+#include "rig/io/worker/import_worker.h"
+#include "rig/io/worker/rig_serialize.h"
 #include "worker/decode_image.h"
 
 namespace {
@@ -252,7 +252,7 @@ void TestImportWorker::everyAssetComesBackFieldByFieldEqual()
         rig::ImportOptions inProcess;
         inProcess.isolate = false;
         auto local = rig::importFile(path, inProcess);
-        // The worker decodes the textures before it replies (tests/test_textures.cpp holds the decoders to QImage).
+        // The worker decodes the textures before it replies (tests/io/test_textures.cpp holds the decoders to QImage).
         if (local.ok())
             rig::worker::decodeImages(local.value(), inProcess.memoryBudgetBytes / 4);
         const auto viaWorker = rig::importFile(path);

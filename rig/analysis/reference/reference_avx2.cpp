@@ -7,7 +7,7 @@
 
 #include <limits>
 
-#include "rig/analysis/reference_kernels.h"
+#include "rig/analysis/reference/reference_kernels.h"
 #include "rig/deform/kernels/avx2_math.h"
 
 namespace rig::detail {

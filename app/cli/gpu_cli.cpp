@@ -1,4 +1,4 @@
-#include "gpu_cli.h"
+#include "app/cli/gpu_cli.h"
 
 #include <QFileInfo>
 #include <QGuiApplication>

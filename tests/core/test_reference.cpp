@@ -5,9 +5,9 @@
 
 #include "rig/analysis/carried.h"
 #include "rig/analysis/metrics.h"
-#include "rig/analysis/reference.h"
-#include "rig/analysis/reference_kernels.h"
-#include "rig/deform/parallel.h"
+#include "rig/analysis/reference/reference.h"
+#include "rig/analysis/reference/reference_kernels.h"
+#include "rig/platform/parallel.h"
 #include "rig/io/import.h"
 #include "rig/platform/cpu_features.h"
 #include "rig/model/samples.h"

@@ -32,7 +32,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "fuzz/hostile_pipeline.h"
-#include "rig/io/json_write.h"
+#include "rig/io/json/json_write.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

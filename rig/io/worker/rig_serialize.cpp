@@ -1,4 +1,4 @@
-#include "rig/io/rig_serialize.h"
+#include "rig/io/worker/rig_serialize.h"
 
 #include "rig/model/structure.h"
 
@@ -14,7 +14,7 @@ namespace {
 constexpr uint32_t kMagic = 0x52494731; // "RIG1"
 
 // The layout of the types written below, as of kRigFormatVersion: a change to one of them must change the writer, the
-// reader, the field-by-field round-trip test (tests/test_import_worker.cpp) and the version.
+// reader, the field-by-field round-trip test (tests/io/test_import_worker.cpp) and the version.
 static_assert(sizeof(Transform) == 40 && sizeof(Node) == 144 && sizeof(Skin) == 80 && sizeof(Influence) == 8 &&
                   sizeof(MorphTarget) == 104 && sizeof(Mesh) == 304 && sizeof(JointChannel) == 176 &&
                   sizeof(MorphChannel) == 56 && sizeof(Clip) == 88 && sizeof(ImportNote) == 40 && sizeof(Rig) == 176 &&

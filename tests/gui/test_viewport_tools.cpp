@@ -13,7 +13,7 @@
 #include <cmath>
 
 #include "app/document.h"
-#include "app/main_window.h"
+#include "app/gui/main_window.h"
 #include "gui_util.h"
 #include "rig/model/joint_tools.h"
 #include "viewer/legend.h"

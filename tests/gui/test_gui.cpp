@@ -14,7 +14,7 @@
 #include "app/document.h"
 #include "gltf_files.h"
 #include "gui_util.h"
-#include "app/main_window.h"
+#include "app/gui/main_window.h"
 #include "viewer/viewport.h"
 
 using guitest::classify;

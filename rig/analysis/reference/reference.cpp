@@ -1,4 +1,4 @@
-#include "rig/analysis/reference.h"
+#include "rig/analysis/reference/reference.h"
 
 #include <algorithm>
 #include <bit>
@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "rig/analysis/reference_kernels.h"
-#include "rig/deform/parallel.h"
+#include "rig/analysis/reference/reference_kernels.h"
+#include "rig/platform/parallel.h"
 #include "rig/platform/cpu_features.h"
 #include "rig/model/math.h"
 

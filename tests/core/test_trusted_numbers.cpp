@@ -14,7 +14,7 @@
 #include <set>
 
 #include "rig/analysis/audit.h"
-#include "rig/analysis/reference.h"
+#include "rig/analysis/reference/reference.h"
 #include "rig/deform/deform.h"
 #include "rig/io/import.h"
 #include "rig/model/pose.h"

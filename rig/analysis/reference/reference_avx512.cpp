@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "rig/analysis/reference_kernels.h"
+#include "rig/analysis/reference/reference_kernels.h"
 
 namespace rig::detail {
 
