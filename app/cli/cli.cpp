@@ -434,6 +434,12 @@ int runBench(int argc, char** argv)
         job.outTangents = tangents;
         return rates;
     };
+    // The job as positionsAloneRates runs it: no normal or tangent outputs.
+    auto positionsAloneJob = [](rig::SkinJob j) {
+        j.outNormals = {};
+        j.outTangents = {};
+        return j;
+    };
     auto row = [](const std::string& name, std::pair<double, double> r) {
         std::printf("| %s | %.1f | %.1f |\n", name.c_str(), r.first, r.second);
         std::fflush(stdout);
@@ -468,9 +474,9 @@ int runBench(int argc, char** argv)
         job.method = m;
         const std::string name(rig::methodId(m));
         if (m == rig::Method::PositionsOnly)
-            row(name + " (" + std::string(rig::linearKernelName(rig::positionsAloneKernel())) + ", positions alone)",
+            row(name + " (" + std::string(rig::linearKernelName(rig::jobKernel(positionsAloneJob(job)))) + ", positions alone)",
                 positionsAloneRates([](const rig::SkinJob& part) { part.run(); }));
-        row(name + " (" + std::string(rig::linearKernelName(rig::methodKernel(m))) + ")",
+        row(name + " (" + std::string(rig::linearKernelName(rig::jobKernel(job))) + ")",
             skinRates([](const rig::SkinJob& part) { part.run(); }));
     }
     // The other linear kernels this CPU has, for comparison.
@@ -492,13 +498,15 @@ int runBench(int argc, char** argv)
         const auto runAvx2 = [](const rig::SkinJob& part) { rig::runMethodKernel(part, rig::LinearKernel::Avx2); };
         if (m == rig::Method::PositionsOnly) {
             // The positions-alone kernel run() did not pick (AVX2 on AVX-512 machines, AVX-512 where it runs at half
-            // width and run() picks AVX2).
-            const rig::LinearKernel other = rig::positionsAloneKernel() == rig::LinearKernel::Avx2 ? rig::LinearKernel::Avx512
-                                                                                                 : rig::LinearKernel::Avx2;
+            // width and run() picks AVX2); with the frames copied run() runs AVX2 already (its row above).
+            const rig::LinearKernel other = rig::jobKernel(positionsAloneJob(job)) == rig::LinearKernel::Avx2
+                                                ? rig::LinearKernel::Avx512
+                                                : rig::LinearKernel::Avx2;
             row(std::string(rig::methodId(m)) + " (" + std::string(rig::linearKernelName(other)) + ", positions alone)",
                 positionsAloneRates([other](const rig::SkinJob& part) { rig::runMethodKernel(part, other); }));
         }
-        row(std::string(rig::methodId(m)) + " (" + avx2 + ")", skinRates(runAvx2));
+        if (rig::jobKernel(job) != rig::LinearKernel::Avx2)
+            row(std::string(rig::methodId(m)) + " (" + avx2 + ")", skinRates(runAvx2));
     }
     for (rig::Method m : methodList.value()) {
         if (m == rig::Method::Linear || m == rig::Method::Rebuilt || rig::methodKernel(m) == rig::LinearKernel::Scalar)

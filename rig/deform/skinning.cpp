@@ -424,10 +424,13 @@ LinearKernel methodKernel(Method m)
     return linearKernelAvailable(LinearKernel::Avx2) ? LinearKernel::Avx2 : LinearKernel::Scalar;
 }
 
-LinearKernel positionsAloneKernel()
+LinearKernel jobKernel(const SkinJob& job)
 {
-    const LinearKernel k = methodKernel(Method::PositionsOnly);
-    return k == LinearKernel::Avx512 && cpuHasHalfWidthAvx512() ? LinearKernel::Avx2 : k;
+    const LinearKernel k = methodKernel(job.method);
+    if (job.method != Method::PositionsOnly || k != LinearKernel::Avx512)
+        return k;
+    const bool alone = job.outNormals.empty() && job.outTangents.empty();
+    return alone && !cpuHasHalfWidthAvx512() ? LinearKernel::Avx512 : LinearKernel::Avx2;
 }
 
 void runMethodKernel(const SkinJob& job, LinearKernel k)
@@ -576,9 +579,7 @@ void SkinJob::run() const
         return;
     if (method == Method::Linear && runLinearSimd(*this, linearKernel(), first, end))
         return;
-    const bool positionsAlone = method == Method::PositionsOnly && outNormals.empty() && outTangents.empty();
-    if (method != Method::Linear &&
-        runMethodSimd(*this, positionsAlone ? positionsAloneKernel() : methodKernel(method), first, end))
+    if (method != Method::Linear && runMethodSimd(*this, jobKernel(*this), first, end))
         return;
     runScalar(*this, first, end);
 }

@@ -100,15 +100,16 @@ std::string_view linearKernelName(LinearKernel k); ///< "scalar", "AVX2+FMA", "A
 /// For tests and the benchmark; it falls back to the scalar path, as run() does, when a palette matrix is not finite.
 void runLinearKernel(const SkinJob& job, LinearKernel k);
 
-/// The kernel SkinJob::run uses for method `m` on this CPU: linearKernel() for Linear; AVX-512 for cofactor,
+/// The best kernel family for method `m` on this CPU: linearKernel() for Linear; AVX-512 for positions-only, cofactor,
 /// inverse-transpose, blend-inverse-transpose, dual-quaternion and the jacobian when the CPU has it (and AVX2+FMA);
-/// else AVX2+FMA when the CPU has it (positions-only on AVX-512 machines too); else scalar. (The enum is LinearKernel
-/// for history: it names the kernels of every method.)
+/// else AVX2+FMA when the CPU has it; else scalar. (The enum is LinearKernel for history: it names the kernels of every
+/// method.) What a given job runs: jobKernel.
 LinearKernel methodKernel(Method m);
-/// The kernel SkinJob::run uses for Method::PositionsOnly without normal and tangent outputs (positions alone):
-/// methodKernel(PositionsOnly), except AVX2+FMA where the CPU runs AVX-512 as two 256-bit halves
-/// (cpuHasHalfWidthAvx512: there the AVX2 loop is the faster, measured in BENCHMARKS.md).
-LinearKernel positionsAloneKernel();
+/// The kernel SkinJob::run runs for `job` on this CPU: methodKernel(job.method), except for positions-only on an
+/// AVX-512 machine, which runs AVX2+FMA when it copies the rest frames (the copy and normalisation bound it, not the
+/// blend) and, positions alone, where the CPU runs AVX-512 as two 256-bit halves (cpuHasHalfWidthAvx512: there the
+/// AVX2 loop is the faster, measured in BENCHMARKS.md).
+LinearKernel jobKernel(const SkinJob& job);
 /// Runs the job's range with kernel `k` (which must be available; AVX-512 means AVX2 for the methods without an
 /// AVX-512 kernel). Falls back to the scalar path, as run() does, when an entry of the palette is not finite.
 void runMethodKernel(const SkinJob& job, LinearKernel k);
