@@ -323,32 +323,17 @@ void TestReportCli::helpAndVersionNeedNoDisplay()
 void TestReportCli::benchFirstNamesTheProcessorAsProcCpuinfoDoes()
 {
     // The line benchmarks are quoted with (cpuid) against the kernel's own reading of the first processor.
-    std::ifstream f("/proc/cpuinfo");
-    if (!f)
+    const std::optional<testutil::ProcCpu> cpu = testutil::readProcCpu();
+    if (!cpu)
         QSKIP("no /proc/cpuinfo");
-    std::string line, name, family, model, flags;
-    auto value = [&](const char* key, std::string& out) {
-        if (out.empty() && line.rfind(key, 0) == 0 && line.find(':') != std::string::npos) {
-            out = line.substr(line.find(':') + 1);
-            out.erase(0, out.find_first_not_of(" \t"));
-        }
-    };
-    while (std::getline(f, line) && !line.empty()) {
-        value("model name", name);
-        value("cpu family", family);
-        value("flags", flags);
-        if (line.rfind("model\t", 0) == 0 || line.rfind("model :", 0) == 0)
-            value("model", model);
-    }
+    const std::string &name = cpu->name, &family = cpu->family, &model = cpu->model;
     QVERIFY(!family.empty() && !model.empty());
     const Output o = runRigscope({"bench", "--vertices", "2000", "--seconds", "0.01", "--methods", "linear"});
     QCOMPARE(o.exitCode, 0);
     const std::string first = o.out.left(o.out.indexOf('\n')).toStdString();
     QVERIFY2(first.rfind("CPU: " + name + " (family " + family + ", model " + model + "): ", 0) == 0, first.c_str());
-    auto has = [&](const char* flag) { return (" " + flags + " ").find(std::string(" ") + flag + " ") != std::string::npos; };
-    const bool avx512 = has("avx512f") && has("avx512dq") && has("avx512bw") && has("avx512vl");
-    QCOMPARE(first.find("AVX-512") != std::string::npos, avx512);
-    QCOMPARE(first.find("AVX2") != std::string::npos, has("avx2"));
+    QCOMPARE(first.find("AVX-512") != std::string::npos, cpu->avx512());
+    QCOMPARE(first.find("AVX2") != std::string::npos, cpu->has("avx2"));
 }
 
 QTEST_GUILESS_MAIN(TestReportCli)

@@ -1,8 +1,6 @@
 // Every deformation method against analytic answers, on the built-in rigs and on hand-built ones.
 #include "testutil.h"
 
-#include <QFile>
-
 #include <atomic>
 #include <random>
 #include <thread>
@@ -1210,22 +1208,10 @@ void TestSkinning::halfWidthAvx512IsAmdFamily25Only()
     QVERIFY(!isHalfWidthAvx512("GenuineIntel", 25));
     QVERIFY(!isHalfWidthAvx512("HygonGenuine", 24));
     // This CPU, as Linux reads it: /proc/cpuinfo's vendor, family and flags against the cpuid reading.
-    QFile cpuinfo("/proc/cpuinfo");
-    if (!cpuinfo.open(QIODevice::ReadOnly))
+    const std::optional<testutil::ProcCpu> cpu = testutil::readProcCpu();
+    if (!cpu)
         QSKIP("no /proc/cpuinfo");
-    QString vendor, family, flags;
-    for (const QString& line : QString::fromLatin1(cpuinfo.readAll()).split('\n')) {
-        const QString key = line.section(':', 0, 0).trimmed(), value = line.section(':', 1).trimmed();
-        if (key == "vendor_id" && vendor.isEmpty())
-            vendor = value;
-        else if (key == "cpu family" && family.isEmpty())
-            family = value;
-        else if (key == "flags" && flags.isEmpty())
-            flags = value;
-    }
-    const QStringList f = flags.split(' ');
-    const bool avx512 = f.contains("avx512f") && f.contains("avx512dq") && f.contains("avx512bw") && f.contains("avx512vl");
-    QCOMPARE(cpuHasHalfWidthAvx512(), avx512 && vendor == "AuthenticAMD" && family == "25");
+    QCOMPARE(cpuHasHalfWidthAvx512(), cpu->avx512() && cpu->vendor == "AuthenticAMD" && cpu->family == "25");
 }
 
 void TestSkinning::optionalOutputsAreLeftOutAndTheRestIsTheSame()
