@@ -382,8 +382,17 @@ bool runLinearSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last
     return true;
 }
 
-// Runs [first, last) of a job of any method but Linear with kernel k (AVX-512 for the methods that have it, else
-// AVX2); false (nothing written) when the scalar path must do it.
+// Whether an AVX-512 kernel runs this job when one is asked for (else the AVX2 one does): the methods that have one,
+// positions-only only for its positions alone — with the rest frames copied, their copy and normalisation bound it,
+// not the blend, and the AVX2 kernel does both.
+bool avx512Runs(const SkinJob& job)
+{
+    return detail::hasMethodAvx512(job.method) &&
+           (job.method != Method::PositionsOnly || (job.outNormals.empty() && job.outTangents.empty()));
+}
+
+// Runs [first, last) of a job of any method but Linear with kernel k (AVX-512 where avx512Runs, else AVX2); false
+// (nothing written) when the scalar path must do it.
 bool runMethodSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last)
 {
     if (k == LinearKernel::Scalar || job.method == Method::Linear || job.method == Method::Rebuilt)
@@ -392,7 +401,7 @@ bool runMethodSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last
     detail::MethodTables tables;
     if (!detail::buildCompactPalette(job.palette, pal) || !detail::buildMethodTables(job.palette, job.method, tables))
         return false;
-    if (k == LinearKernel::Avx512 && detail::hasMethodAvx512(job.method))
+    if (k == LinearKernel::Avx512 && avx512Runs(job))
         detail::runMethodAvx512(job, pal, tables, first, last);
     else
         detail::runMethodAvx2(job, pal, tables, first, last);
@@ -427,10 +436,9 @@ LinearKernel methodKernel(Method m)
 LinearKernel jobKernel(const SkinJob& job)
 {
     const LinearKernel k = methodKernel(job.method);
-    if (job.method != Method::PositionsOnly || k != LinearKernel::Avx512)
-        return k;
-    const bool alone = job.outNormals.empty() && job.outTangents.empty();
-    return alone && !cpuHasHalfWidthAvx512() ? LinearKernel::Avx512 : LinearKernel::Avx2;
+    if (k == LinearKernel::Avx512 && (!avx512Runs(job) || (job.method == Method::PositionsOnly && cpuHasHalfWidthAvx512())))
+        return LinearKernel::Avx2;
+    return k;
 }
 
 void runMethodKernel(const SkinJob& job, LinearKernel k)
@@ -444,7 +452,7 @@ void runMethodKernel(const SkinJob& job, LinearKernel k)
     if (job.first >= last)
         return;
     // The AVX-512 method kernels hand some blocks to the AVX2 ones: AVX-512 only where both are there.
-    if (k == LinearKernel::Avx512 && !(detail::hasMethodAvx512(job.method) && linearKernelAvailable(LinearKernel::Avx2)))
+    if (k == LinearKernel::Avx512 && !(avx512Runs(job) && linearKernelAvailable(LinearKernel::Avx2)))
         k = LinearKernel::Avx2;
     if (k != LinearKernel::Scalar && runMethodSimd(job, k, job.first, last))
         return;

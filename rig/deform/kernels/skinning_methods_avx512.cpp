@@ -17,12 +17,10 @@ void runMethodAvx512(const SkinJob& job, const PaletteMatrix* pal, const MethodT
     using namespace avx512m;
     assert(hasMethodAvx512(job.method));
     if (job.method == Method::PositionsOnly) {
-        // Positions alone run sixteen at a time beside the linear kernel; with the rest frames copied as well, the
-        // AVX2 kernel (the copy and normalisation of the frames bound it, not the blend).
-        if (job.outNormals.empty() && job.outTangents.empty())
-            runPositionsAvx512(job, pal, first, last);
-        else
-            runMethodAvx2(job, pal, tables, first, last);
+        // Positions alone, sixteen at a time beside the linear kernel (with the rest frames copied the AVX2 kernel runs
+        // the job: skinning.cpp's avx512Runs).
+        assert(job.outNormals.empty() && job.outTangents.empty());
+        runPositionsAvx512(job, pal, first, last);
         return;
     }
     const bool tangents = !job.tangents.empty() && !job.outTangents.empty();
