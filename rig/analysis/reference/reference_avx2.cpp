@@ -18,6 +18,8 @@ using avx2::load3;
 using avx2::transpose4;
 
 constexpr int kBlock = 8;
+constexpr int kBlocks = 8; ///< blocks whose indexed parts run before their dependent parts (inBlockRuns)
+constexpr int kChunk = kBlock * kBlocks;
 
 /// glm's dot of a vec3: (x x' + y y') + z z'.
 inline __m256 dot3(__m256 ax, __m256 ay, __m256 az, __m256 bx, __m256 by, __m256 bz)
@@ -51,11 +53,11 @@ inline __m256 defined3(__m256 x, __m256 y, __m256 z)
     return _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(0.25f), _CMP_GT_OQ), finite(len2));
 }
 
-inline __m256 pair(__m128 a, __m128 b) { return _mm256_insertf128_ps(_mm256_castps128_ps256(a), b, 1); }
-
-inline void columns(const __m128 (&rows)[kBlock], __m256& x, __m256& y, __m256& z, __m256& w)
+/// Eight rows of four floats (32 floats from `rows`, 32-byte aligned) as one register per component.
+inline void columns(const float* rows, __m256& x, __m256& y, __m256& z, __m256& w)
 {
-    transpose4(pair(rows[0], rows[1]), pair(rows[2], rows[3]), pair(rows[4], rows[5]), pair(rows[6], rows[7]), x, y, z, w);
+    transpose4(_mm256_load_ps(rows), _mm256_load_ps(rows + 8), _mm256_load_ps(rows + 16), _mm256_load_ps(rows + 24), x,
+               y, z, w);
 }
 
 /// Eight rows of (x y z 0) from one register per component, stored at `out` (32 floats).
@@ -85,122 +87,147 @@ inline void storeNormals(__m256 x, __m256 y, __m256 z, float* out)
 
 } // namespace
 
+namespace {
+
+/// The dependent part of eight triangles' terms from their rows (e1, e2 and the UV differences d1.x d1.y d2.x d2.y;
+/// d ignored without UVs), written as rows at triangle `t`.
+inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const float* e2Rows, const float* dRows)
+{
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 e1x, e1y, e1z, e2x, e2y, e2z, unused;
+    columns(e1Rows, e1x, e1y, e1z, unused);
+    columns(e2Rows, e2x, e2y, e2z, unused);
+    // glm::cross(e1, e2) and its squared length.
+    const __m256 cx = _mm256_sub_ps(_mm256_mul_ps(e1y, e2z), _mm256_mul_ps(e2y, e1z));
+    const __m256 cy = _mm256_sub_ps(_mm256_mul_ps(e1z, e2x), _mm256_mul_ps(e2z, e1x));
+    const __m256 cz = _mm256_sub_ps(_mm256_mul_ps(e1x, e2y), _mm256_mul_ps(e2x, e1y));
+    const __m256 area2 = dot3(cx, cy, cz, cx, cy, cz);
+    const __m256 valid = _mm256_and_ps(_mm256_cmp_ps(area2, zero, _CMP_GT_OQ), finite(area2));
+    storeRows(_mm256_and_ps(cx, valid), _mm256_and_ps(cy, valid), _mm256_and_ps(cz, valid), a.normals + 4 * t);
+    // Named registers, not an array (reference_avx512.cpp's faceBlock).
+    __m256 tx = zero, ty = zero, tz = zero, bx = zero, by = zero, bz = zero;
+    if (a.uvs) {
+        __m256 d1x, d1y, d2x, d2y;
+        columns(dRows, d1x, d1y, d2x, d2y);
+        const __m256 det = _mm256_sub_ps(_mm256_mul_ps(d1x, d2y), _mm256_mul_ps(d2x, d1y));
+        const __m256 uvOk = _mm256_and_ps(
+            _mm256_and_ps(valid, _mm256_cmp_ps(absolute(det), _mm256_set1_ps(kMinUvDet), _CMP_GT_OQ)), finite(det));
+        const __m256 w = _mm256_div_ps(_mm256_sqrt_ps(area2), det);
+        // (e1 d2.y - e2 d1.y) w and (e2 d1.x - e1 d2.x) w, per component.
+        auto tangent = [&](__m256 e1c, __m256 e2c) {
+            return _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(e1c, d2y), _mm256_mul_ps(e2c, d1y)), w);
+        };
+        auto bitangent = [&](__m256 e1c, __m256 e2c) {
+            return _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(e2c, d1x), _mm256_mul_ps(e1c, d2x)), w);
+        };
+        tx = tangent(e1x, e2x);
+        ty = tangent(e1y, e2y);
+        tz = tangent(e1z, e2z);
+        bx = bitangent(e1x, e2x);
+        by = bitangent(e1y, e2y);
+        bz = bitangent(e1z, e2z);
+        // The scalar test's sum, left to right.
+        const __m256 sum = _mm256_add_ps(
+            _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_add_ps(tx, ty), tz), bx), by), bz);
+        const __m256 keep = _mm256_and_ps(uvOk, finite(sum));
+        tx = _mm256_and_ps(tx, keep);
+        ty = _mm256_and_ps(ty, keep);
+        tz = _mm256_and_ps(tz, keep);
+        bx = _mm256_and_ps(bx, keep);
+        by = _mm256_and_ps(by, keep);
+        bz = _mm256_and_ps(bz, keep);
+    }
+    storeRows(tx, ty, tz, a.tangents + 4 * t);
+    storeRows(bx, by, bz, a.bitangents + 4 * t);
+}
+
+} // namespace
+
 void faceTermsAvx2(const FaceArgs& a, size_t first, size_t last)
 {
+    // Rows per triangle: e1 and e2 (x y z 0), the UV differences (d1.x d1.y d2.x d2.y).
+    alignas(32) float e1Rows[4 * kChunk], e2Rows[4 * kChunk], dRows[4 * kChunk];
     const float* p = reinterpret_cast<const float*>(a.positions);
     const double* uv = reinterpret_cast<const double*>(a.uvs);
-    const __m256 zero = _mm256_setzero_ps();
-    size_t t = first;
-    for (; t + kBlock <= last; t += kBlock) {
-        __m128 e1Rows[kBlock], e2Rows[kBlock], dRows[kBlock];
-        for (int j = 0; j < kBlock; ++j) {
-            const uint32_t* idx = a.indices + 3 * (t + size_t(j));
+    const size_t rest = inBlockRuns<kBlock, kBlocks>(
+        first, last,
+        [&](size_t t, int j) RS_INLINE_LAMBDA {
+            const uint32_t* idx = a.indices + 3 * t;
             const __m128 p0 = load3(p + 3 * size_t(idx[0])); // three floats: no read past the last vertex
-            e1Rows[j] = _mm_sub_ps(load3(p + 3 * size_t(idx[1])), p0);
-            e2Rows[j] = _mm_sub_ps(load3(p + 3 * size_t(idx[2])), p0);
-            dRows[j] = _mm_setzero_ps();
+            _mm_store_ps(e1Rows + 4 * j, _mm_sub_ps(load3(p + 3 * size_t(idx[1])), p0));
+            _mm_store_ps(e2Rows + 4 * j, _mm_sub_ps(load3(p + 3 * size_t(idx[2])), p0));
             if (uv) {
                 const __m128 u0 = _mm_castpd_ps(_mm_load_sd(uv + idx[0]));
                 const __m128 d1 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[1])), u0);
                 const __m128 d2 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[2])), u0);
-                dRows[j] = _mm_movelh_ps(d1, d2);
+                _mm_store_ps(dRows + 4 * j, _mm_movelh_ps(d1, d2));
             }
-        }
-        __m256 e1x, e1y, e1z, e2x, e2y, e2z, unused;
-        columns(e1Rows, e1x, e1y, e1z, unused);
-        columns(e2Rows, e2x, e2y, e2z, unused);
-        // glm::cross(e1, e2) and its squared length.
-        const __m256 cx = _mm256_sub_ps(_mm256_mul_ps(e1y, e2z), _mm256_mul_ps(e2y, e1z));
-        const __m256 cy = _mm256_sub_ps(_mm256_mul_ps(e1z, e2x), _mm256_mul_ps(e2z, e1x));
-        const __m256 cz = _mm256_sub_ps(_mm256_mul_ps(e1x, e2y), _mm256_mul_ps(e2x, e1y));
-        const __m256 area2 = dot3(cx, cy, cz, cx, cy, cz);
-        const __m256 valid = _mm256_and_ps(_mm256_cmp_ps(area2, zero, _CMP_GT_OQ), finite(area2));
-        storeRows(_mm256_and_ps(cx, valid), _mm256_and_ps(cy, valid), _mm256_and_ps(cz, valid), a.normals + 4 * t);
-        // Named registers, not an array (reference_avx512.cpp's faceBlock).
-        __m256 tx = zero, ty = zero, tz = zero, bx = zero, by = zero, bz = zero;
-        if (uv) {
-            __m256 d1x, d1y, d2x, d2y;
-            columns(dRows, d1x, d1y, d2x, d2y);
-            const __m256 det = _mm256_sub_ps(_mm256_mul_ps(d1x, d2y), _mm256_mul_ps(d2x, d1y));
-            const __m256 uvOk = _mm256_and_ps(
-                _mm256_and_ps(valid, _mm256_cmp_ps(absolute(det), _mm256_set1_ps(kMinUvDet), _CMP_GT_OQ)), finite(det));
-            const __m256 w = _mm256_div_ps(_mm256_sqrt_ps(area2), det);
-            // (e1 d2.y - e2 d1.y) w and (e2 d1.x - e1 d2.x) w, per component.
-            auto tangent = [&](__m256 e1c, __m256 e2c) {
-                return _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(e1c, d2y), _mm256_mul_ps(e2c, d1y)), w);
-            };
-            auto bitangent = [&](__m256 e1c, __m256 e2c) {
-                return _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(e2c, d1x), _mm256_mul_ps(e1c, d2x)), w);
-            };
-            tx = tangent(e1x, e2x);
-            ty = tangent(e1y, e2y);
-            tz = tangent(e1z, e2z);
-            bx = bitangent(e1x, e2x);
-            by = bitangent(e1y, e2y);
-            bz = bitangent(e1z, e2z);
-            // The scalar test's sum, left to right.
-            const __m256 sum = _mm256_add_ps(
-                _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_add_ps(tx, ty), tz), bx), by), bz);
-            const __m256 keep = _mm256_and_ps(uvOk, finite(sum));
-            tx = _mm256_and_ps(tx, keep);
-            ty = _mm256_and_ps(ty, keep);
-            tz = _mm256_and_ps(tz, keep);
-            bx = _mm256_and_ps(bx, keep);
-            by = _mm256_and_ps(by, keep);
-            bz = _mm256_and_ps(bz, keep);
-        }
-        storeRows(tx, ty, tz, a.tangents + 4 * t);
-        storeRows(bx, by, bz, a.bitangents + 4 * t);
-    }
-    for (; t < last; ++t)
+        },
+        [&](size_t t, int r) RS_INLINE_LAMBDA { faceBlock(a, t, e1Rows + r, e2Rows + r, dRows + r); });
+    for (size_t t = rest; t < last; ++t)
         faceTerms(a, t);
 }
 
-void gatherFramesAvx2(const GatherArgs& a, size_t first, size_t last)
+namespace {
+
+/// The dependent part of eight vertices' frames from their sums (rows), written at vertex `v`.
+inline void gatherBlock(const GatherArgs& a, size_t v, const float* nRows, const float* tRows, const float* bRows)
 {
     const __m256 zero = _mm256_setzero_ps();
-    size_t v = first;
-    for (; v + kBlock <= last; v += kBlock) {
-        __m128 nRows[kBlock], tRows[kBlock], bRows[kBlock];
-        for (int j = 0; j < kBlock; ++j)
-            sumVertex128(a, v + size_t(j), nRows[j], tRows[j], bRows[j]);
-        __m256 nx, ny, nz, unused;
-        columns(nRows, nx, ny, nz, unused);
-        normalize3(nx, ny, nz);
-        storeNormals(nx, ny, nz, a.normals + 3 * v);
-        if (!a.tangents)
-            continue;
-        __m256 tx = zero, ty = zero, tz = zero, hand = zero;
-        if (a.withTangents) {
-            const __m256 nOk = defined3(nx, ny, nz);
-            __m256 sx, sy, sz, bx, by, bz;
-            columns(tRows, sx, sy, sz, unused);
-            columns(bRows, bx, by, bz, unused);
-            const __m256 d = dot3(nx, ny, nz, sx, sy, sz);
-            tx = _mm256_sub_ps(sx, _mm256_mul_ps(nx, d));
-            ty = _mm256_sub_ps(sy, _mm256_mul_ps(ny, d));
-            tz = _mm256_sub_ps(sz, _mm256_mul_ps(nz, d));
-            normalize3(tx, ty, tz);
-            // glm::cross(n, t) dotted with the bitangent sum.
-            const __m256 cx = _mm256_sub_ps(_mm256_mul_ps(ny, tz), _mm256_mul_ps(ty, nz));
-            const __m256 cy = _mm256_sub_ps(_mm256_mul_ps(nz, tx), _mm256_mul_ps(tz, nx));
-            const __m256 cz = _mm256_sub_ps(_mm256_mul_ps(nx, ty), _mm256_mul_ps(tx, ny));
-            const __m256 side = dot3(cx, cy, cz, bx, by, bz);
-            const __m256 keep = _mm256_and_ps(nOk, defined3(tx, ty, tz));
-            hand = _mm256_blendv_ps(_mm256_set1_ps(1.0f), _mm256_set1_ps(-1.0f), _mm256_cmp_ps(side, zero, _CMP_LT_OQ));
-            tx = _mm256_and_ps(tx, keep);
-            ty = _mm256_and_ps(ty, keep);
-            tz = _mm256_and_ps(tz, keep);
-            hand = _mm256_and_ps(hand, keep);
-        }
-        // Tangents are rows of four already: each pair of vertices one 8-float store.
-        __m256 r[4];
-        transpose4(tx, ty, tz, hand, r[0], r[1], r[2], r[3]);
-        float* ot = a.tangents + 4 * v;
-        for (int j = 0; j < 4; ++j)
-            _mm256_storeu_ps(ot + 8 * j, r[j]);
+    __m256 nx, ny, nz, unused;
+    columns(nRows, nx, ny, nz, unused);
+    normalize3(nx, ny, nz);
+    storeNormals(nx, ny, nz, a.normals + 3 * v);
+    if (!a.tangents)
+        return;
+    __m256 tx = zero, ty = zero, tz = zero, hand = zero;
+    if (a.withTangents) {
+        const __m256 nOk = defined3(nx, ny, nz);
+        __m256 sx, sy, sz, bx, by, bz;
+        columns(tRows, sx, sy, sz, unused);
+        columns(bRows, bx, by, bz, unused);
+        const __m256 d = dot3(nx, ny, nz, sx, sy, sz);
+        tx = _mm256_sub_ps(sx, _mm256_mul_ps(nx, d));
+        ty = _mm256_sub_ps(sy, _mm256_mul_ps(ny, d));
+        tz = _mm256_sub_ps(sz, _mm256_mul_ps(nz, d));
+        normalize3(tx, ty, tz);
+        // glm::cross(n, t) dotted with the bitangent sum.
+        const __m256 cx = _mm256_sub_ps(_mm256_mul_ps(ny, tz), _mm256_mul_ps(ty, nz));
+        const __m256 cy = _mm256_sub_ps(_mm256_mul_ps(nz, tx), _mm256_mul_ps(tz, nx));
+        const __m256 cz = _mm256_sub_ps(_mm256_mul_ps(nx, ty), _mm256_mul_ps(tx, ny));
+        const __m256 side = dot3(cx, cy, cz, bx, by, bz);
+        const __m256 keep = _mm256_and_ps(nOk, defined3(tx, ty, tz));
+        hand = _mm256_blendv_ps(_mm256_set1_ps(1.0f), _mm256_set1_ps(-1.0f), _mm256_cmp_ps(side, zero, _CMP_LT_OQ));
+        tx = _mm256_and_ps(tx, keep);
+        ty = _mm256_and_ps(ty, keep);
+        tz = _mm256_and_ps(tz, keep);
+        hand = _mm256_and_ps(hand, keep);
     }
-    for (; v < last; ++v)
+    // Tangents are rows of four already: each pair of vertices one 8-float store.
+    __m256 r[4];
+    transpose4(tx, ty, tz, hand, r[0], r[1], r[2], r[3]);
+    float* ot = a.tangents + 4 * v;
+    for (int j = 0; j < 4; ++j)
+        _mm256_storeu_ps(ot + 8 * j, r[j]);
+}
+
+} // namespace
+
+void gatherFramesAvx2(const GatherArgs& a, size_t first, size_t last)
+{
+    // Each vertex's sums as n, t, b rows.
+    alignas(32) float nRows[4 * kChunk], tRows[4 * kChunk], bRows[4 * kChunk];
+    const size_t rest = inBlockRuns<kBlock, kBlocks>(
+        first, last,
+        [&](size_t v, int j) RS_INLINE_LAMBDA {
+            __m128 n, t, b;
+            sumVertex128(a, v, n, t, b);
+            _mm_store_ps(nRows + 4 * j, n);
+            _mm_store_ps(tRows + 4 * j, t);
+            _mm_store_ps(bRows + 4 * j, b);
+        },
+        [&](size_t v, int r) RS_INLINE_LAMBDA { gatherBlock(a, v, nRows + r, tRows + r, bRows + r); });
+    for (size_t v = rest; v < last; ++v)
         gatherVertex(a, v);
 }
 

@@ -26,24 +26,10 @@ constexpr int kBlock = 16;
 constexpr int kBlocks = 4; ///< blocks whose indexed parts run before their dependent parts (inBlockRuns)
 constexpr int kChunk = kBlock * kBlocks;
 
-/// Elements [first, last) in runs of up to kBlocks whole blocks: indexed(e, j) for each element e of a run (j: its
-/// place in the run), then dependent(e, r) for each block of the run (e: its first element, r: the offset of its
-/// rows in the run's buffers, 4 floats an element). A block's dependent part loads 64 bytes of rows its indexed part
-/// stored 16 bytes at a time, which a store cannot forward: done a few blocks later, the stores have reached the
-/// cache. Returns where the blocks end (the rest, less than a block, is the caller's).
 template <typename Indexed, typename Dependent>
 inline size_t inBlockRuns(size_t first, size_t last, Indexed indexed, Dependent dependent)
 {
-    size_t e = first;
-    while (last - e >= size_t(kBlock)) {
-        const int blocks = int(std::min<size_t>(kBlocks, (last - e) / kBlock));
-        for (int j = 0; j < blocks * kBlock; ++j)
-            indexed(e + size_t(j), j);
-        for (int b = 0; b < blocks; ++b)
-            dependent(e + size_t(b * kBlock), 4 * kBlock * b);
-        e += size_t(blocks * kBlock);
-    }
-    return e;
+    return detail::inBlockRuns<kBlock, kBlocks>(first, last, indexed, dependent);
 }
 
 /// glm's dot of a vec3: (x x' + y y') + z z'.

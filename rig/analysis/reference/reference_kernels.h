@@ -191,6 +191,29 @@ inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __
         });
 }
 
+/// Elements [first, last) in runs of up to Blocks whole blocks of Block elements (the SIMD kernels): indexed(e, j)
+/// for each element e of a run (j: its place in the run), then dependent(e, r) for each block of the run (e: its first
+/// element, r: the offset of its rows in the run's buffers, 4 floats an element). A block's dependent part loads whole
+/// registers of rows its indexed part stored 16 bytes at a time, which a store cannot forward: done a few blocks
+/// later, the stores have reached the cache; and the out-of-order core overlaps one block's long dependent chain
+/// (square roots, divisions) with the next run's loads. Returns where the blocks end (the rest, less than a block, is
+/// the caller's).
+template <int Block, int Blocks, typename Indexed, typename Dependent>
+inline size_t inBlockRuns(size_t first, size_t last, Indexed indexed, Dependent dependent)
+{
+    size_t e = first;
+    while (last - e >= size_t(Block)) {
+        const size_t whole = (last - e) / Block;
+        const int blocks = whole < size_t(Blocks) ? int(whole) : Blocks;
+        for (int j = 0; j < blocks * Block; ++j)
+            indexed(e + size_t(j), j);
+        for (int b = 0; b < blocks; ++b)
+            dependent(e + size_t(b * Block), 4 * Block * b);
+        e += size_t(blocks * Block);
+    }
+    return e;
+}
+
 inline void gatherVertex(const GatherArgs& a, size_t v)
 {
     float n[3], t[3], b[3];

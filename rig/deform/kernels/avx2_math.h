@@ -15,8 +15,6 @@
 
 namespace rig::detail::avx2 {
 
-#define RS_INLINE inline __attribute__((always_inline))
-
 /// (x, y, z, 0) from three floats, without reading a fourth.
 RS_INLINE __m128 load3(const float* p)
 {

@@ -21,9 +21,6 @@
 
 namespace rig::detail::avx512 {
 
-// The block is meant to live in registers: GCC would otherwise outline the big helpers and pass zmm through memory.
-#define RS_INLINE inline __attribute__((always_inline))
-#define RS_INLINE_LAMBDA __attribute__((always_inline)) ///< the same for a lambda ([&](...) RS_INLINE_LAMBDA { })
 
 /// Group g's first float in a block's 3-float stream, relative to the first zmm it lies in (groups 0..3 start at
 /// floats 0, 12, 24, 36: zmm 0, 0, 1, 2).

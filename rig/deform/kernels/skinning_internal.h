@@ -7,6 +7,11 @@
 #include "rig/deform/skinning.h"
 #include "rig/deform/weight_gradients.h"
 
+// The SIMD kernels' blocks are meant to live in registers: GCC would otherwise outline the big helpers and pass vector
+// registers through memory.
+#define RS_INLINE inline __attribute__((always_inline))
+#define RS_INLINE_LAMBDA __attribute__((always_inline)) ///< the same for a lambda ([&](...) RS_INLINE_LAMBDA { })
+
 namespace rig::detail {
 
 /// One palette entry as the SIMD kernels read it: the 3x4 affine part of JointFrame::matrix, column-major, each
