@@ -436,6 +436,8 @@ LinearKernel methodKernel(Method m)
 LinearKernel jobKernel(const SkinJob& job)
 {
     const LinearKernel k = methodKernel(job.method);
+    if (job.method == Method::Linear)
+        return k; // linearKernel(): run() takes linear's own kernels, not the method kernels' rule
     if (k == LinearKernel::Avx512 && (!avx512Runs(job) || (job.method == Method::PositionsOnly && cpuHasHalfWidthAvx512())))
         return LinearKernel::Avx2;
     return k;

@@ -1159,12 +1159,13 @@ void TestSkinning::jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan(
 void TestSkinning::methodKernelsAreUsedByRun()
 {
     // SkinJob::run runs the kernel jobKernel() names, bit for bit what runMethodKernel gives with it: methodKernel's,
-    // the best this CPU has for the method, except positions-only on AVX-512, which copies its rest frames with the
-    // AVX2 kernel, and positions alone, which runs AVX2 where the CPU splits 512-bit operations.
+    // the best this CPU has for the method (for linear, linearKernel()), except positions-only on AVX-512, which
+    // copies its rest frames with the AVX2 kernel, and positions alone, which runs AVX2 where the CPU splits 512-bit
+    // operations.
     PosedJob pj(3000, 10, 4, 2);
     const size_t n = pj.size();
-    for (Method m : {Method::PositionsOnly, Method::BlendInverseTranspose, Method::InverseTranspose, Method::Cofactor,
-                     Method::DualQuaternion, Method::Jacobian}) {
+    for (Method m : {Method::PositionsOnly, Method::Linear, Method::BlendInverseTranspose, Method::InverseTranspose,
+                     Method::Cofactor, Method::DualQuaternion, Method::Jacobian}) {
         pj.job.method = m;
         for (bool alone : {false, true}) {
             if (alone && m != Method::PositionsOnly)
@@ -1188,6 +1189,8 @@ void TestSkinning::methodKernelsAreUsedByRun()
             const std::vector<LinearKernel> simd = methodSimdKernels(m);
             const LinearKernel best = simd.empty() ? LinearKernel::Scalar : simd.back();
             QCOMPARE(methodKernel(m), best);
+            if (m == Method::Linear)
+                QCOMPARE(best, linearKernel());
             LinearKernel expected = best;
             if (m == Method::PositionsOnly && best == LinearKernel::Avx512 && (!alone || cpuHasHalfWidthAvx512()))
                 expected = LinearKernel::Avx2;
