@@ -382,12 +382,12 @@ bool runLinearSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last
     return true;
 }
 
-// Whether an AVX-512 kernel runs this job when one is asked for (else the AVX2 one does): the methods that have one,
-// positions-only only for its positions alone — with the rest frames copied, their copy and normalisation bound it,
-// not the blend, and the AVX2 kernel does both.
+// Whether an AVX-512 kernel runs this job when one is asked for (else the AVX2 one does): linear and the methods
+// that have one, positions-only only for its positions alone — with the rest frames copied, their copy and
+// normalisation bound it, not the blend, and the AVX2 kernel does both.
 bool avx512Runs(const SkinJob& job)
 {
-    return detail::hasMethodAvx512(job.method) &&
+    return (job.method == Method::Linear || detail::hasMethodAvx512(job.method)) &&
            (job.method != Method::PositionsOnly || (job.outNormals.empty() && job.outTangents.empty()));
 }
 
@@ -436,8 +436,6 @@ LinearKernel methodKernel(Method m)
 LinearKernel jobKernel(const SkinJob& job)
 {
     const LinearKernel k = methodKernel(job.method);
-    if (job.method == Method::Linear)
-        return k; // linearKernel(): run() takes linear's own kernels, not the method kernels' rule
     if (k == LinearKernel::Avx512 && (!avx512Runs(job) || (job.method == Method::PositionsOnly && cpuHasHalfWidthAvx512())))
         return LinearKernel::Avx2;
     return k;

@@ -85,10 +85,6 @@ inline void storeNormals(__m256 x, __m256 y, __m256 z, float* out)
     _mm256_storeu_ps(out + 16, _mm256_blend_ps(pick(r[3], 0, 0, 0, 1, 2, 4, 5, 6), pick(r[2], 5, 6, 0, 0, 0, 0, 0, 0), 0x03));
 }
 
-} // namespace
-
-namespace {
-
 /// The dependent part of eight triangles' terms from their rows (e1, e2 and the UV differences d1.x d1.y d2.x d2.y;
 /// d ignored without UVs), written as rows at triangle `t`.
 inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const float* e2Rows, const float* dRows)

@@ -11,7 +11,6 @@
 // bit-identical to it.
 #include "rig/deform/kernels/avx512_math.h"
 
-#include <algorithm>
 #include <limits>
 
 #include "rig/analysis/reference/reference_kernels.h"
@@ -25,12 +24,6 @@ using avx512::transpose4;
 constexpr int kBlock = 16;
 constexpr int kBlocks = 4; ///< blocks whose indexed parts run before their dependent parts (inBlockRuns)
 constexpr int kChunk = kBlock * kBlocks;
-
-template <typename Indexed, typename Dependent>
-inline size_t inBlockRuns(size_t first, size_t last, Indexed indexed, Dependent dependent)
-{
-    return detail::inBlockRuns<kBlock, kBlocks>(first, last, indexed, dependent);
-}
 
 /// glm's dot of a vec3: (x x' + y y') + z z'.
 inline __m512 dot3(__m512 ax, __m512 ay, __m512 az, __m512 bx, __m512 by, __m512 bz)
@@ -140,7 +133,7 @@ void faceTermsAvx512(const FaceArgs& a, size_t first, size_t last)
     alignas(64) float e1Rows[4 * kChunk], e2Rows[4 * kChunk], dRows[4 * kChunk];
     const float* p = reinterpret_cast<const float*>(a.positions);
     const double* uv = reinterpret_cast<const double*>(a.uvs);
-    const size_t rest = inBlockRuns(
+    const size_t rest = inBlockRuns<kBlock, kBlocks>(
         first, last,
         [&](size_t t, int j) RS_INLINE_LAMBDA {
             const uint32_t* idx = a.indices + 3 * t;
@@ -220,7 +213,7 @@ void gatherFramesAvx512(const GatherArgs& a, size_t first, size_t last)
 {
     // Each vertex's sums as n, t, b rows.
     alignas(64) float nRows[4 * kChunk], tRows[4 * kChunk], bRows[4 * kChunk];
-    const size_t rest = inBlockRuns(
+    const size_t rest = inBlockRuns<kBlock, kBlocks>(
         first, last,
         [&](size_t v, int j) RS_INLINE_LAMBDA {
             __m128 n, t, b;

@@ -360,26 +360,26 @@ __attribute__((noinline)) size_t cofactorBlocks8(const SkinJob& job, const Palet
         if constexpr (M == Method::Cofactor) {
             nrm = normalizeSoa(cn);
         } else {
-        static_assert(M == Method::InverseTranspose);
-        // A^{-T} n = cof(A) n / det: the cofactor's direction, flipped where det < 0; singular as singular3().
-        auto dot = [](const Soa8& x, const Soa8& y) {
-            return _mm256_fmadd_ps(x.z, y.z, _mm256_fmadd_ps(x.y, y.y, _mm256_mul_ps(x.x, y.x)));
-        };
-        const __m256 det = dot(c0, k0);
-        const __m256 f2 = _mm256_add_ps(_mm256_add_ps(dot(c0, c0), dot(c1, c1)), dot(c2, c2));
-        const __m256 sc = _mm256_mul_ps(f2, _mm256_set1_ps(1.0f / 3.0f));
-        const __m256 absDet = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), det);
-        const __m256 keep =
-            _mm256_and_ps(_mm256_cmp_ps(absDet, _mm256_mul_ps(_mm256_set1_ps(1e-6f), _mm256_mul_ps(sc, _mm256_sqrt_ps(sc))), _CMP_GT_OQ),
-                          _mm256_cmp_ps(absDet, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
-        const __m256 sign = _mm256_and_ps(det, _mm256_set1_ps(-0.0f));
-        nrm = normalizeSoa({_mm256_xor_ps(cn.x, sign), _mm256_xor_ps(cn.y, sign), _mm256_xor_ps(cn.z, sign)});
-        const int ok = _mm256_movemask_ps(keep);
-        if (ok != 0xFF) {
-            nrm = {_mm256_and_ps(nrm.x, keep), _mm256_and_ps(nrm.y, keep), _mm256_and_ps(nrm.z, keep)};
-            for (int q = 0; q < 8; ++q)
-                flags[q] = (ok >> kLaneOfVertex[q]) & 1 ? SkinFlagNone : SkinFlagSingular;
-        }
+            static_assert(M == Method::InverseTranspose);
+            // A^{-T} n = cof(A) n / det: the cofactor's direction, flipped where det < 0; singular as singular3().
+            auto dot = [](const Soa8& x, const Soa8& y) {
+                return _mm256_fmadd_ps(x.z, y.z, _mm256_fmadd_ps(x.y, y.y, _mm256_mul_ps(x.x, y.x)));
+            };
+            const __m256 det = dot(c0, k0);
+            const __m256 f2 = _mm256_add_ps(_mm256_add_ps(dot(c0, c0), dot(c1, c1)), dot(c2, c2));
+            const __m256 sc = _mm256_mul_ps(f2, _mm256_set1_ps(1.0f / 3.0f));
+            const __m256 absDet = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), det);
+            const __m256 keep =
+                _mm256_and_ps(_mm256_cmp_ps(absDet, _mm256_mul_ps(_mm256_set1_ps(1e-6f), _mm256_mul_ps(sc, _mm256_sqrt_ps(sc))), _CMP_GT_OQ),
+                              _mm256_cmp_ps(absDet, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+            const __m256 sign = _mm256_and_ps(det, _mm256_set1_ps(-0.0f));
+            nrm = normalizeSoa({_mm256_xor_ps(cn.x, sign), _mm256_xor_ps(cn.y, sign), _mm256_xor_ps(cn.z, sign)});
+            const int ok = _mm256_movemask_ps(keep);
+            if (ok != 0xFF) {
+                nrm = {_mm256_and_ps(nrm.x, keep), _mm256_and_ps(nrm.y, keep), _mm256_and_ps(nrm.z, keep)};
+                for (int q = 0; q < 8; ++q)
+                    flags[q] = (ok >> kLaneOfVertex[q]) & 1 ? SkinFlagNone : SkinFlagSingular;
+            }
         }
         Soa8 pos{zero, zero, zero}, tan{zero, zero, zero};
         __m256 tRaw[4] = {zero, zero, zero, zero};
