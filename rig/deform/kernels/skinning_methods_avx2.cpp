@@ -215,6 +215,59 @@ __attribute__((noinline)) size_t runPairs(const SkinJob& job, const PaletteMatri
     return v;
 }
 
+/// Blend-inverse-transpose two vertices at a time from `first` where no joint is singular (every flag is None: the
+/// caller writes them), the outputs fixed at compile time; returns where it stopped, before the range's last pair
+/// (which runPairs writes exactly). The same operations in the same order as runPairs, so the same bits; a loop of
+/// its own because runPairs' run-time output tests and its singular check kept its pointers and the joint indices
+/// in memory (stores through the outputs may alias the Writer, so every pointer was reloaded after each store).
+template <int K, bool kPositions, bool kTangents>
+__attribute__((noinline)) size_t blendInverseTransposePairs(const SkinJob& job, const PaletteMatrix* pal, const PaletteMatrix* it,
+                                                            const Writer& out, size_t first, size_t last)
+{
+    const uint16_t* joints = job.joints.data();
+    const float* weights = job.weights.data();
+    const float* inP = reinterpret_cast<const float*>(job.positions.data());
+    const float* inN = reinterpret_cast<const float*>(job.normals.data());
+    const float* inT = out.inT;
+    float* outP = out.p;
+    float* outN = out.n;
+    float* outT = out.t;
+    const __m256 keep3 = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
+    const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);
+    const __m256i spread = _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6);
+    // v and v + 1 from one 8-float load (x y z x' | x' y' z' x'': lane 3 of each half is never read), inside the
+    // range while v + 2 is.
+    auto load3Pair = [&](const float* base, size_t v) RS_INLINE_LAMBDA {
+        return _mm256_permutevar8x32_ps(_mm256_loadu_ps(base + 3 * v), spread);
+    };
+    auto pair = [&](size_t v) RS_INLINE_LAMBDA { // v + 2 lies inside the range: storePair's spill is overwritten next
+        Pair34 a, b;
+        blendPairs2<K>(pal, it, joints + K * v, weights + K * v, a, b);
+        __m256 nrm = b.dir(load3Pair(inN, v)), tan = _mm256_setzero_ps(), tRaw;
+        if constexpr (kTangents) {
+            tRaw = _mm256_loadu_ps(inT + 4 * v);
+            tan = a.dir(_mm256_and_ps(tRaw, keep3));
+        }
+        normalizePairs(nrm, tan);
+        if constexpr (kPositions)
+            _mm256_storeu_ps(outP + 3 * v, _mm256_permutevar8x32_ps(a.point(load3Pair(inP, v)), pack));
+        _mm256_storeu_ps(outN + 3 * v, _mm256_permutevar8x32_ps(nrm, pack));
+        if constexpr (kTangents)
+            _mm256_storeu_ps(outT + 4 * v, _mm256_blend_ps(tan, tRaw, 0x88));
+    };
+    size_t v = first;
+    for (; v + 5 <= last; v += 4) { // two pairs an iteration: half the loop's and the prefetch test's instructions
+        prefetchInputs<K>(joints, weights, inP, inN, inT, first, v, last);
+        pair(v);
+        pair(v + 2);
+    }
+    if (v + 3 <= last) {
+        pair(v);
+        v += 2;
+    }
+    return v;
+}
+
 /// Eight vertices' 3-vectors, one register per component (lane 4L + j <-> vertex 2j + L: transpose4's order).
 struct Soa8 {
     __m256 x, y, z;
@@ -664,8 +717,20 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
                       tangents ? normalize3(a.dir(tangentIn(v))) : zero, singular ? SkinFlagSingular : SkinFlagNone);
         }
         break;
-    case Method::BlendInverseTranspose:
-        for (size_t v = runPairs<Method::BlendInverseTranspose, K>(job, pal, tables, out, first, last); v < last; ++v) {
+    case Method::BlendInverseTranspose: {
+        size_t start = first;
+        if (!tables.anySingular && out.n) { // every flag None; positions and tangents as the job has them
+            const PaletteMatrix* it = tables.inverseTranspose;
+            if (out.p)
+                start = tangents ? blendInverseTransposePairs<K, true, true>(job, pal, it, out, first, last)
+                                 : blendInverseTransposePairs<K, true, false>(job, pal, it, out, first, last);
+            else
+                start = tangents ? blendInverseTransposePairs<K, false, true>(job, pal, it, out, first, last)
+                                 : blendInverseTransposePairs<K, false, false>(job, pal, it, out, first, last);
+            if (out.flags)
+                std::memset(out.flags + first, SkinFlagNone, start - first);
+        }
+        for (size_t v = runPairs<Method::BlendInverseTranspose, K>(job, pal, tables, out, start, last); v < last; ++v) {
             const uint16_t* j = joints + K * v;
             const float* w = weights + K * v;
             const Affine34 a = blend<K>(pal, j, w);
@@ -678,6 +743,7 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
                       singular ? SkinFlagSingular : SkinFlagNone);
         }
         break;
+    }
     case Method::Jacobian: {
         const uint32_t* off = job.gradients.offsets.data();
         const uint16_t* gj = job.gradients.joints.data();
