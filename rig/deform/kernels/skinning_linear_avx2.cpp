@@ -88,27 +88,35 @@ void run(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last
                                      kTangents ? inT + 4 * v : nullptr);
     };
     size_t v = first;
-    // Two vertices per iteration in one 256-bit register each (avx2_math.h): the pair's blends transposed into
-    // columns, every product and normalisation done for both at once. The 4-wide stores of x y z 0 spill one float
-    // into the next vertex, which is written right after (in order), and never past the pair's second vertex while
-    // v + 2 < last.
+    // Two vertices at a time in one 256-bit register each (avx2_math.h): the pair's blends transposed into columns,
+    // every product and normalisation done for both at once. While v + 2 < last, the pair's positions and normals
+    // come from one 8-float load each (reading vertex v + 2's x and y, unused), and each output is one 8-float store
+    // whose two spare floats land on vertex v + 2, written right after (in order).
     const __m256 keep3 = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
-    for (; v + 3 <= last; v += 2) {
-        avx2::prefetchInputs<K>(joints, weights, inP, inN, inT, first, v, last);
+    const __m256i spread = _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6); // x y z x' | x' y' z' x'' (lane 3s never read)
+    const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);   // x y z x' y' z' and two spare floats
+    auto pair = [&](size_t v) RS_INLINE_LAMBDA {
         const avx2::Pair34 a = avx2::blendPair<K>(pal, joints + K * v, weights + K * v);
-        const __m256 pos = a.point(avx2::pair3(inP + 3 * v));
-        __m256 nrm = a.dir(avx2::pair3(inN + 3 * v)), tan = _mm256_setzero_ps(), tIn;
+        const __m256 pos = a.point(_mm256_permutevar8x32_ps(_mm256_loadu_ps(inP + 3 * v), spread));
+        __m256 nrm = a.dir(_mm256_permutevar8x32_ps(_mm256_loadu_ps(inN + 3 * v), spread)), tan = _mm256_setzero_ps(), tIn;
         if constexpr (kTangents) {
             tIn = _mm256_loadu_ps(inT + 4 * v);
             tan = a.dir(_mm256_and_ps(tIn, keep3));
         }
         avx2::normalizePairs(nrm, tan);
-        _mm_storeu_ps(outP + 3 * v, _mm256_castps256_ps128(pos));
-        _mm_storeu_ps(outP + 3 * v + 3, _mm256_extractf128_ps(pos, 1));
-        _mm_storeu_ps(outN + 3 * v, _mm256_castps256_ps128(nrm));
-        _mm_storeu_ps(outN + 3 * v + 3, _mm256_extractf128_ps(nrm, 1));
+        _mm256_storeu_ps(outP + 3 * v, _mm256_permutevar8x32_ps(pos, pack));
+        _mm256_storeu_ps(outN + 3 * v, _mm256_permutevar8x32_ps(nrm, pack));
         if constexpr (kTangents)
             _mm256_storeu_ps(outT + 4 * v, _mm256_blend_ps(tan, tIn, 0x88)); // w copied
+    };
+    for (; v + 5 <= last; v += 4) { // two pairs an iteration: the prefetch test and the loop's bookkeeping once
+        avx2::prefetchInputs<K>(joints, weights, inP, inN, inT, first, v, last);
+        pair(v);
+        pair(v + 2);
+    }
+    if (v + 3 <= last) {
+        pair(v);
+        v += 2;
     }
     const __m128i keepXyz = _mm_setr_epi32(-1, -1, -1, 0);
     for (; v < last; ++v) {
