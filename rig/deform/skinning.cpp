@@ -436,7 +436,10 @@ LinearKernel methodKernel(Method m)
 LinearKernel jobKernel(const SkinJob& job)
 {
     const LinearKernel k = methodKernel(job.method);
-    if (k == LinearKernel::Avx512 && (!avx512Runs(job) || (job.method == Method::PositionsOnly && cpuHasHalfWidthAvx512())))
+    // Where AVX-512 runs as two 256-bit halves, the AVX2 loops of positions alone and of blend-inverse-transpose (pairs
+    // of vertices in 256-bit registers, no transposes) beat the AVX-512 blocks (measured in BENCHMARKS.md).
+    const bool avx2Faster = cpuHasHalfWidthAvx512() && (job.method == Method::PositionsOnly || job.method == Method::BlendInverseTranspose);
+    if (k == LinearKernel::Avx512 && (!avx512Runs(job) || avx2Faster))
         return LinearKernel::Avx2;
     return k;
 }

@@ -107,8 +107,8 @@ void runLinearKernel(const SkinJob& job, LinearKernel k);
 LinearKernel methodKernel(Method m);
 /// The kernel SkinJob::run runs for `job` on this CPU: methodKernel(job.method), except for positions-only on an
 /// AVX-512 machine, which runs AVX2+FMA when it copies the rest frames (the copy and normalisation bound it, not the
-/// blend) and, positions alone, where the CPU runs AVX-512 as two 256-bit halves (cpuHasHalfWidthAvx512: there the
-/// AVX2 loop is the faster, measured in BENCHMARKS.md).
+/// blend), and for positions alone and blend-inverse-transpose where the CPU runs AVX-512 as two 256-bit halves
+/// (cpuHasHalfWidthAvx512: there their AVX2 loops are the faster, measured in BENCHMARKS.md).
 LinearKernel jobKernel(const SkinJob& job);
 /// Runs the job's range with kernel `k` (which must be available; AVX-512 means AVX2 for the methods without an
 /// AVX-512 kernel). Falls back to the scalar path, as run() does, when an entry of the palette is not finite.
