@@ -115,6 +115,21 @@ RS_INLINE __m256 pair3(const float* p)
     return _mm256_insertf128_ps(_mm256_castps128_ps256(load3(p)), load3(p + 3), 1);
 }
 
+/// pair3 from one 8-float load and a permute: per 128-bit lane the 3-float vectors at p and p + 3 as (x y z ·), lane
+/// 3 of each half holding a neighbouring float that the pair forms never read as a component (Pair34::dir and point
+/// broadcast x, y and z). Reads p[0..7]: the caller guarantees p[6] and p[7] (the next vertex's x and y) exist.
+RS_INLINE __m256 pair3Wide(const float* p)
+{
+    return _mm256_permutevar8x32_ps(_mm256_loadu_ps(p), _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6));
+}
+
+/// Stores a pair (x y z · per 128-bit lane) as the six floats at p with one 8-float store: p[6] and p[7] receive
+/// spare values, so the caller writes them (the next vertex) afterwards.
+RS_INLINE void storePair3Wide(float* p, __m256 v)
+{
+    _mm256_storeu_ps(p, _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6)));
+}
+
 /// Two vertices' blended 3x4 matrices as columns: c_k = (column k of a | column k of b).
 struct Pair34 {
     __m256 c0, c1, c2, t;

@@ -93,19 +93,17 @@ void run(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last
     // come from one 8-float load each (reading vertex v + 2's x and y, unused), and each output is one 8-float store
     // whose two spare floats land on vertex v + 2, written right after (in order).
     const __m256 keep3 = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
-    const __m256i spread = _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6); // x y z x' | x' y' z' x'' (lane 3s never read)
-    const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);   // x y z x' y' z' and two spare floats
     auto pair = [&](size_t v) RS_INLINE_LAMBDA {
         const avx2::Pair34 a = avx2::blendPair<K>(pal, joints + K * v, weights + K * v);
-        const __m256 pos = a.point(_mm256_permutevar8x32_ps(_mm256_loadu_ps(inP + 3 * v), spread));
-        __m256 nrm = a.dir(_mm256_permutevar8x32_ps(_mm256_loadu_ps(inN + 3 * v), spread)), tan = _mm256_setzero_ps(), tIn;
+        const __m256 pos = a.point(avx2::pair3Wide(inP + 3 * v));
+        __m256 nrm = a.dir(avx2::pair3Wide(inN + 3 * v)), tan = _mm256_setzero_ps(), tIn;
         if constexpr (kTangents) {
             tIn = _mm256_loadu_ps(inT + 4 * v);
             tan = a.dir(_mm256_and_ps(tIn, keep3));
         }
         avx2::normalizePairs(nrm, tan);
-        _mm256_storeu_ps(outP + 3 * v, _mm256_permutevar8x32_ps(pos, pack));
-        _mm256_storeu_ps(outN + 3 * v, _mm256_permutevar8x32_ps(nrm, pack));
+        avx2::storePair3Wide(outP + 3 * v, pos);
+        avx2::storePair3Wide(outN + 3 * v, nrm);
         if constexpr (kTangents)
             _mm256_storeu_ps(outT + 4 * v, _mm256_blend_ps(tan, tIn, 0x88)); // w copied
     };

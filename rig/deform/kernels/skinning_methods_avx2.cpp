@@ -88,11 +88,10 @@ struct Writer {
     /// lie inside the range and be written after. No flags.
     RS_INLINE void storePair(size_t v, __m256 pos, __m256 nrm, __m256 tan, __m256 tRaw) const
     {
-        const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);
         if (p)
-            _mm256_storeu_ps(p + 3 * v, _mm256_permutevar8x32_ps(pos, pack));
+            storePair3Wide(p + 3 * v, pos);
         if (n)
-            _mm256_storeu_ps(n + 3 * v, _mm256_permutevar8x32_ps(nrm, pack));
+            storePair3Wide(n + 3 * v, nrm);
         if (t)
             _mm256_storeu_ps(t + 4 * v, _mm256_blend_ps(tan, tRaw, 0x88));
     }
@@ -233,25 +232,20 @@ __attribute__((noinline)) size_t blendInverseTransposePairs(const SkinJob& job, 
     float* outN = out.n;
     float* outT = out.t;
     const __m256 keep3 = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
-    const __m256i pack = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6);
-    const __m256i spread = _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6);
-    // v and v + 1 from one 8-float load (x y z x' | x' y' z' x'': lane 3 of each half is never read), inside the
-    // range while v + 2 is.
-    auto load3Pair = [&](const float* base, size_t v) RS_INLINE_LAMBDA {
-        return _mm256_permutevar8x32_ps(_mm256_loadu_ps(base + 3 * v), spread);
-    };
-    auto pair = [&](size_t v) RS_INLINE_LAMBDA { // v + 2 lies inside the range: storePair's spill is overwritten next
+    // v + 2 lies inside the range: the pair's 8-float loads and stores (pair3Wide, storePair3Wide) reach into it, and
+    // it is written next.
+    auto pair = [&](size_t v) RS_INLINE_LAMBDA {
         Pair34 a, b;
         blendPairs2<K>(pal, it, joints + K * v, weights + K * v, a, b);
-        __m256 nrm = b.dir(load3Pair(inN, v)), tan = _mm256_setzero_ps(), tRaw;
+        __m256 nrm = b.dir(pair3Wide(inN + 3 * v)), tan = _mm256_setzero_ps(), tRaw;
         if constexpr (kTangents) {
             tRaw = _mm256_loadu_ps(inT + 4 * v);
             tan = a.dir(_mm256_and_ps(tRaw, keep3));
         }
         normalizePairs(nrm, tan);
         if constexpr (kPositions)
-            _mm256_storeu_ps(outP + 3 * v, _mm256_permutevar8x32_ps(a.point(load3Pair(inP, v)), pack));
-        _mm256_storeu_ps(outN + 3 * v, _mm256_permutevar8x32_ps(nrm, pack));
+            storePair3Wide(outP + 3 * v, a.point(pair3Wide(inP + 3 * v)));
+        storePair3Wide(outN + 3 * v, nrm);
         if constexpr (kTangents)
             _mm256_storeu_ps(outT + 4 * v, _mm256_blend_ps(tan, tRaw, 0x88));
     };
@@ -307,9 +301,8 @@ RS_INLINE Soa8 load3x8(const float* base, size_t v, size_t last)
     const float* f = base + 3 * v;
     __m256 a[4];
     if (v + 9 <= last) {
-        const __m256i spread = _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6);
         for (int p = 0; p < 4; ++p)
-            a[p] = _mm256_permutevar8x32_ps(_mm256_loadu_ps(f + 6 * p), spread);
+            a[p] = pair3Wide(f + 6 * p);
     } else {
         for (int p = 0; p < 4; ++p)
             a[p] = pair3(f + 6 * p);
