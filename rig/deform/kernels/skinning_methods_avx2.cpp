@@ -588,9 +588,14 @@ alignas(32) inline constexpr HalfMaskTables kHalfMasks = makeHalfMaskTables();
 /// their gradients from d: WeightGradients' block plan), one vertex per lane as the AVX-512 kernel's jacobianBlockSoa:
 /// A blended per pair and transposed; per slot with vertices in this half, q = M_j p for the eight (zero in the lanes
 /// of the others) and J's columns gain q ∇w_j[c], the gradients placed in their lanes by one permute each.
-template <int K>
-RS_INLINE void jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, const Writer& out, size_t v, int half,
-                              uint32_t s0, uint32_t s1, const float* d)
+struct Block8 {
+    Soa8 pos, n, tan;
+    __m256 tRaw[4]; // the input tangents' rows (their w is copied)
+};
+
+template <int K, bool kPositions, bool kTangents>
+RS_INLINE Block8 jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, const float* inT, size_t v, size_t last,
+                                int half, uint32_t s0, uint32_t s1, const float* d)
 {
     const uint16_t* j = job.joints.data() + K * v;
     const float* w = job.weights.data() + K * v;
@@ -602,11 +607,10 @@ RS_INLINE void jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, cons
         a[p] = blendPair<K>(pal, j + 2 * K * p, w + 2 * K * p);
     Soa8 col[3] = {columnSoa(a[0].c0, a[1].c0, a[2].c0, a[3].c0), columnSoa(a[0].c1, a[1].c1, a[2].c1, a[3].c1),
                    columnSoa(a[0].c2, a[1].c2, a[2].c2, a[3].c2)};
-    const Soa8 p = load3x8(inP, v, out.last);
-    const __m256 zero = _mm256_setzero_ps();
-    Soa8 pos{zero, zero, zero};
-    if (out.p)
-        pos = combine(col[0], col[1], col[2], p) + columnSoa(a[0].t, a[1].t, a[2].t, a[3].t);
+    const Soa8 p = load3x8(inP, v, last);
+    Block8 r{};
+    if constexpr (kPositions)
+        r.pos = combine(col[0], col[1], col[2], p) + columnSoa(a[0].t, a[1].t, a[2].t, a[3].t);
     for (uint32_t s = s0; s < s1; ++s) {
         const uint32_t slot = slots[s];
         const uint32_t vertices = slot >> 16;
@@ -631,15 +635,57 @@ RS_INLINE void jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, cons
             col[i] = {_mm256_fmadd_ps(q.x, gi, col[i].x), _mm256_fmadd_ps(q.y, gi, col[i].y), _mm256_fmadd_ps(q.z, gi, col[i].z)};
         }
     }
-    const Soa8 n = normalizeSoa(combine(crossSoa(col[1], col[2]), crossSoa(col[2], col[0]), crossSoa(col[0], col[1]),
-                                        load3x8(inN, v, out.last)));
-    Soa8 tan{zero, zero, zero};
-    __m256 tRaw[4] = {zero, zero, zero, zero};
-    if (out.t)
-        tan = normalizeSoa(combine(col[0], col[1], col[2], loadTangents8(out.inT, v, tRaw)));
-    const uint8_t flags[8] = {SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone,
-                              SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone};
-    writeBlock8(out, v, pos, n, tan, tRaw, flags);
+    r.n = normalizeSoa(combine(crossSoa(col[1], col[2]), crossSoa(col[2], col[0]), crossSoa(col[0], col[1]),
+                               load3x8(inN, v, last)));
+    if constexpr (kTangents)
+        r.tan = normalizeSoa(combine(col[0], col[1], col[2], loadTangents8(inT, v, r.tRaw)));
+    return r;
+}
+
+/// The jacobian's planned halves from v (a multiple of 8; `start`: where the caller's loop began, for the prefetch
+/// phase), the outputs fixed at compile time, normals always: up to the first unplanned block or the range's last
+/// block (v + 8 must stay inside the range: the block's last 8-float stores reach into it); returns where it
+/// stopped. No flags (the caller writes them: all None). The same operations as the run-time path: the same bits.
+/// A loop of its own for the reason blendInverseTransposePairs has one: run()'s pointers stay in registers.
+template <int K, bool kPositions, bool kTangents>
+__attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const PaletteMatrix* pal, const float* inT, float* outP,
+                                                 float* outN, float* outT, size_t start, size_t v, size_t last)
+{
+    const uint16_t* joints = job.joints.data();
+    const float* weights = job.weights.data();
+    const float* inP = reinterpret_cast<const float*>(job.positions.data());
+    const float* inN = reinterpret_cast<const float*>(job.normals.data());
+    const uint32_t* plan = job.gradients.blockSlots.data();
+    const uint32_t* blockData = job.gradients.blockData.data();
+    const float* slotGradients = job.gradients.slotGradients.data();
+    const size_t blocks = job.gradients.blockSlots.size() - 1;
+    const __m256 zero = _mm256_setzero_ps();
+    for (; v + 9 <= last; v += 8) {
+        const size_t b = v / 16;
+        if (plan[b] & WeightGradients::kUnplanned)
+            break;
+        prefetchInputs<K>(joints, weights, inP, inN, inT, start, v, last);
+        if (v % 16 == 0 && b + kPrefetchBlocks < blocks)
+            prefetchGradientBlock(plan, blockData, job.gradients.slotEntries.data(), slotGradients, b + kPrefetchBlocks);
+        const Block8 r = jacobianBlock8<K, kPositions, kTangents>(job, pal, inT, v, last, int(v / 8 % 2), plan[b],
+                                                                  plan[b + 1] & ~WeightGradients::kUnplanned,
+                                                                  slotGradients + blockData[b]);
+        __m256 rows[4];
+        transpose4(r.n.x, r.n.y, r.n.z, zero, rows[0], rows[1], rows[2], rows[3]);
+        for (int p = 0; p < 4; ++p)
+            storePair3Wide(outN + 3 * (v + 2 * p), rows[p]);
+        if constexpr (kPositions) {
+            transpose4(r.pos.x, r.pos.y, r.pos.z, zero, rows[0], rows[1], rows[2], rows[3]);
+            for (int p = 0; p < 4; ++p)
+                storePair3Wide(outP + 3 * (v + 2 * p), rows[p]);
+        }
+        if constexpr (kTangents) {
+            transpose4(r.tan.x, r.tan.y, r.tan.z, zero, rows[0], rows[1], rows[2], rows[3]);
+            for (int p = 0; p < 4; ++p)
+                _mm256_storeu_ps(outT + 4 * (v + 2 * p), _mm256_blend_ps(rows[p], r.tRaw[p], 0x88));
+        }
+    }
+    return v;
 }
 
 /// Positions alone (ozz's positions-only job): in a function of its own, so that the register allocation of the
@@ -770,18 +816,40 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         size_t v = std::min(last, (first + 7) / 8 * 8);
         perVertex(first, v);
         const size_t blocks = plan.size() - 1;
-        for (const size_t start = v; v + 8 <= last; v += 8) {
-            prefetchInputs<K>(joints, weights, inP, inN, inT, start, v, last);
+        auto planned = [&](size_t start, size_t from) {
+            if (out.p)
+                return tangents ? jacobianPlanned<K, true, true>(job, pal, inT, out.p, out.n, out.t, start, from, last)
+                                : jacobianPlanned<K, true, false>(job, pal, inT, out.p, out.n, out.t, start, from, last);
+            return tangents ? jacobianPlanned<K, false, true>(job, pal, inT, out.p, out.n, out.t, start, from, last)
+                            : jacobianPlanned<K, false, false>(job, pal, inT, out.p, out.n, out.t, start, from, last);
+        };
+        for (const size_t start = v; v + 8 <= last;) {
             const size_t b = v / 16;
-            if (v % 16 == 0 && b + kPrefetchBlocks < blocks) // the plan as far ahead as the AVX-512 kernel
-                prefetchGradientBlock(plan.data(), job.gradients.blockData.data(), job.gradients.slotEntries.data(),
-                                      job.gradients.slotGradients.data(), b + kPrefetchBlocks);
             if (plan[b] & WeightGradients::kUnplanned) {
+                prefetchInputs<K>(joints, weights, inP, inN, inT, start, v, last);
+                if (v % 16 == 0 && b + kPrefetchBlocks < blocks) // the plan as far ahead as the AVX-512 kernel
+                    prefetchGradientBlock(plan.data(), job.gradients.blockData.data(), job.gradients.slotEntries.data(),
+                                          job.gradients.slotGradients.data(), b + kPrefetchBlocks);
                 perVertex(v, v + 8);
+                v += 8;
                 continue;
             }
-            jacobianBlock8<K>(job, pal, out, v, int(v / 8 % 2), plan[b], plan[b + 1] & ~WeightGradients::kUnplanned,
-                              job.gradients.slotGradients.data() + job.gradients.blockData[b]);
+            if (out.n && v + 9 <= last) { // planned halves with the outputs fixed, up to the next unplanned block
+                const size_t to = planned(start, v);
+                if (out.flags)
+                    std::memset(out.flags + v, SkinFlagNone, to - v);
+                v = to;
+                continue;
+            }
+            // The range's last block (or a job without normals): positions computed whether or not they are written.
+            const uint32_t s0 = plan[b], s1 = plan[b + 1] & ~WeightGradients::kUnplanned;
+            const float* d = job.gradients.slotGradients.data() + job.gradients.blockData[b];
+            const Block8 r = tangents ? jacobianBlock8<K, true, true>(job, pal, inT, v, last, int(v / 8 % 2), s0, s1, d)
+                                      : jacobianBlock8<K, true, false>(job, pal, inT, v, last, int(v / 8 % 2), s0, s1, d);
+            const uint8_t flags[8] = {SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone,
+                                      SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone};
+            writeBlock8(out, v, r.pos, r.n, r.tan, r.tRaw, flags);
+            v += 8;
         }
         perVertex(v, last);
         break;
