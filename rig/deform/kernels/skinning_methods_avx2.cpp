@@ -438,6 +438,34 @@ __attribute__((noinline)) size_t cofactorBlocks8(const SkinJob& job, const Palet
     return v;
 }
 
+/// Eight vertices' outputs, one register per component (positions and tangents where the kernel computed them).
+struct Block8 {
+    Soa8 pos, n, tan;
+    __m256 tRaw[4]; // the input tangents' rows (their w is copied)
+};
+
+/// Stores a Block8 of the vertices from v with the outputs fixed at compile time, each output 8-float stores: v + 8
+/// must lie inside the range and be written after (the last pair's spare floats land on it). No flags.
+template <bool kPositions, bool kTangents>
+RS_INLINE void storeBlock8(float* outP, float* outN, float* outT, size_t v, const Block8& r)
+{
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 rows[4];
+    transpose4(r.n.x, r.n.y, r.n.z, zero, rows[0], rows[1], rows[2], rows[3]);
+    for (int p = 0; p < 4; ++p)
+        storePair3Wide(outN + 3 * (v + 2 * p), rows[p]);
+    if constexpr (kPositions) {
+        transpose4(r.pos.x, r.pos.y, r.pos.z, zero, rows[0], rows[1], rows[2], rows[3]);
+        for (int p = 0; p < 4; ++p)
+            storePair3Wide(outP + 3 * (v + 2 * p), rows[p]);
+    }
+    if constexpr (kTangents) {
+        transpose4(r.tan.x, r.tan.y, r.tan.z, zero, rows[0], rows[1], rows[2], rows[3]);
+        for (int p = 0; p < 4; ++p)
+            _mm256_storeu_ps(outT + 4 * (v + 2 * p), _mm256_blend_ps(rows[p], r.tRaw[p], 0x88));
+    }
+}
+
 /// The dual-quaternion blend of a vertex pair (j, w: the pair's first vertex): per 128-bit lane the vertex's
 /// Σ ±w_i q_i, real and dual parts, each slot flipped to the pivot's hemisphere (the pivot is the largest weight, slot
 /// 0; a zero weight adds 0 whatever its joint), and Σ w_i in every float of the lane.
@@ -486,11 +514,11 @@ RS_INLINE void dqBlendPair(const float* dq, const uint16_t* j, const float* w, _
 }
 
 /// Dual quaternions for the eight vertices from v: the blends per pair, then everything else with one vertex per lane
-/// (as the AVX-512 kernel's dqBlockSoa). False — nothing written — when a vertex's blend vanishes (its per-vertex path
-/// flags it); the caller has ruled out singular and mirrored joints.
-template <int K>
-RS_INLINE bool dqBlock8(const float* inP, const float* inN, const MethodTables& tables, const uint16_t* joints,
-                        const float* weights, const Writer& out, size_t v)
+/// (as the AVX-512 kernel's dqBlockSoa), into out (positions and tangents as asked). False — out not set — when a vertex's
+/// blend vanishes (its per-vertex path flags it); the caller has ruled out singular and mirrored joints.
+template <int K, bool kPositions, bool kTangents>
+RS_INLINE bool dqBlock8(const float* inP, const float* inN, const float* inT, const MethodTables& tables,
+                        const uint16_t* joints, const float* weights, size_t v, size_t last, Block8& out)
 {
     const uint16_t* j = joints + K * v;
     const float* w = weights + K * v;
@@ -515,7 +543,7 @@ RS_INLINE bool dqBlock8(const float* inP, const float* inN, const MethodTables& 
         const Soa8 t = two * crossSoa(u, x);
         return Soa8{_mm256_fmadd_ps(qw, t.x, x.x), _mm256_fmadd_ps(qw, t.y, x.y), _mm256_fmadd_ps(qw, t.z, x.z)} + crossSoa(u, t);
     };
-    auto load = [&](const float* base) { return load3x8(base, v, out.last); };
+    auto load = [&](const float* base) { return load3x8(base, v, last); };
     // The stretch S: blended per pair and transposed (column c of every vertex), or (Σ w) I on rigid joints, where
     // cof(S) n = (Σ w)² n, S p = (Σ w) p, S t = (Σ w) t.
     const bool rigid = tables.unitStretch;
@@ -540,23 +568,54 @@ RS_INLINE bool dqBlock8(const float* inP, const float* inN, const MethodTables& 
         const Soa8 cof[3] = {crossSoa(sc[1], sc[2]), crossSoa(sc[2], sc[0]), crossSoa(sc[0], sc[1])};
         return times(cof, x);
     };
-    const __m256 zero = _mm256_setzero_ps();
-    const Soa8 n = normalizeSoa(rotate(cofactorStretch(load(inN))));
-    Soa8 pos{zero, zero, zero}, tan{zero, zero, zero};
-    if (out.p) {
+    out = Block8{};
+    out.n = normalizeSoa(rotate(cofactorStretch(load(inN))));
+    if constexpr (kPositions) {
         // translation = 2 vec(dual conj(real)) = 2 (rw ud - dw u + u × ud)
         const Soa8 tr = two * (Soa8{_mm256_fmsub_ps(qw, ud.x, _mm256_mul_ps(dqw, u.x)), _mm256_fmsub_ps(qw, ud.y, _mm256_mul_ps(dqw, u.y)),
                                     _mm256_fmsub_ps(qw, ud.z, _mm256_mul_ps(dqw, u.z))} +
                                crossSoa(u, ud));
-        pos = rotate(stretch(load(inP))) + tr;
+        out.pos = rotate(stretch(load(inP))) + tr;
     }
-    __m256 tRaw[4] = {zero, zero, zero, zero};
-    if (out.t)
-        tan = normalizeSoa(rotate(stretch(loadTangents8(out.inT, v, tRaw))));
-    const uint8_t flags[8] = {SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone,
-                              SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone};
-    writeBlock8(out, v, pos, n, tan, tRaw, flags);
+    if constexpr (kTangents)
+        out.tan = normalizeSoa(rotate(stretch(loadTangents8(inT, v, out.tRaw))));
     return true;
+}
+
+/// Whether any of the vertices [v, v + n) has a non-zero weight on a singular or mirrored joint (no dual quaternion:
+/// the per-vertex path's linear fallback, flagged).
+template <int K>
+RS_INLINE bool dqFallback(const MethodTables& tables, const uint16_t* joints, const float* weights, size_t v, size_t n)
+{
+    bool fallback = false;
+    for (size_t i = K * v; i < K * (v + n); ++i)
+        fallback |= weights[i] != 0.0f && (tables.jointFlags[joints[i]] & (MethodTables::Singular | MethodTables::Mirrored));
+    return fallback;
+}
+
+/// Dual-quaternion blocks of eight from v (first: where the caller's loop began, for the prefetch phase) with the
+/// outputs fixed at compile time, normals always: up to the first block that needs the per-vertex path (a singular or
+/// mirrored joint, a vanishing blend) or the range's last block (v + 8 must stay inside the range); returns where it
+/// stopped. No flags (the caller writes them: all None). A loop of its own as jacobianPlanned.
+template <int K, bool kPositions, bool kTangents>
+__attribute__((noinline)) size_t dualQuaternionBlocks(const SkinJob& job, const MethodTables& tables, const float* inT, float* outP,
+                                                      float* outN, float* outT, size_t first, size_t v, size_t last)
+{
+    const uint16_t* joints = job.joints.data();
+    const float* weights = job.weights.data();
+    const float* inP = reinterpret_cast<const float*>(job.positions.data());
+    const float* inN = reinterpret_cast<const float*>(job.normals.data());
+    const bool flaggedJoints = tables.anySingular || tables.anyMirrored;
+    for (; v + 9 <= last; v += 8) {
+        prefetchInputs<K>(joints, weights, inP, inN, inT, first, v, last);
+        if (flaggedJoints && dqFallback<K>(tables, joints, weights, v, 8))
+            break;
+        Block8 r;
+        if (!dqBlock8<K, kPositions, kTangents>(inP, inN, inT, tables, joints, weights, v, last, r))
+            break;
+        storeBlock8<kPositions, kTangents>(outP, outN, outT, v, r);
+    }
+    return v;
 }
 
 /// For the jacobian's block plan: per 8-bit vertex mask of half a block, lane l's place among the mask's vertices
@@ -588,11 +647,6 @@ alignas(32) inline constexpr HalfMaskTables kHalfMasks = makeHalfMaskTables();
 /// their gradients from d: WeightGradients' block plan), one vertex per lane as the AVX-512 kernel's jacobianBlockSoa:
 /// A blended per pair and transposed; per slot with vertices in this half, q = M_j p for the eight (zero in the lanes
 /// of the others) and J's columns gain q ∇w_j[c], the gradients placed in their lanes by one permute each.
-struct Block8 {
-    Soa8 pos, n, tan;
-    __m256 tRaw[4]; // the input tangents' rows (their w is copied)
-};
-
 template <int K, bool kPositions, bool kTangents>
 RS_INLINE Block8 jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, const float* inT, size_t v, size_t last,
                                 int half, uint32_t s0, uint32_t s1, const float* d)
@@ -659,7 +713,6 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
     const uint32_t* blockData = job.gradients.blockData.data();
     const float* slotGradients = job.gradients.slotGradients.data();
     const size_t blocks = job.gradients.blockSlots.size() - 1;
-    const __m256 zero = _mm256_setzero_ps();
     for (; v + 9 <= last; v += 8) {
         const size_t b = v / 16;
         if (plan[b] & WeightGradients::kUnplanned)
@@ -670,20 +723,7 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
         const Block8 r = jacobianBlock8<K, kPositions, kTangents>(job, pal, inT, v, last, int(v / 8 % 2), plan[b],
                                                                   plan[b + 1] & ~WeightGradients::kUnplanned,
                                                                   slotGradients + blockData[b]);
-        __m256 rows[4];
-        transpose4(r.n.x, r.n.y, r.n.z, zero, rows[0], rows[1], rows[2], rows[3]);
-        for (int p = 0; p < 4; ++p)
-            storePair3Wide(outN + 3 * (v + 2 * p), rows[p]);
-        if constexpr (kPositions) {
-            transpose4(r.pos.x, r.pos.y, r.pos.z, zero, rows[0], rows[1], rows[2], rows[3]);
-            for (int p = 0; p < 4; ++p)
-                storePair3Wide(outP + 3 * (v + 2 * p), rows[p]);
-        }
-        if constexpr (kTangents) {
-            transpose4(r.tan.x, r.tan.y, r.tan.z, zero, rows[0], rows[1], rows[2], rows[3]);
-            for (int p = 0; p < 4; ++p)
-                _mm256_storeu_ps(outT + 4 * (v + 2 * p), _mm256_blend_ps(rows[p], r.tRaw[p], 0x88));
-        }
+        storeBlock8<kPositions, kTangents>(outP, outN, outT, v, r);
     }
     return v;
 }
@@ -856,14 +896,7 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
     }
     case Method::DualQuaternion: {
         const float* dq = tables.dualQuaternions; // per joint: real (x y z w), dual (x y z w)
-        auto flagged = [&](size_t v) {
-            const uint16_t* j = joints + K * v;
-            const float* w = weights + K * v;
-            bool fallback = false;
-            for (int i = 0; i < K; ++i)
-                fallback |= w[i] != 0.0f && (tables.jointFlags[j[i]] & (MethodTables::Singular | MethodTables::Mirrored));
-            return fallback;
-        };
+        auto flagged = [&](size_t v) { return dqFallback<K>(tables, joints, weights, v, 1); };
         // One vertex at a time.
         auto runDq = [&](size_t from, size_t to) {
             for (size_t v = from; v < to; ++v) {
@@ -918,17 +951,40 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         // Eight at a time, one vertex per lane (dqBlock8), where no vertex of the eight has a singular or mirrored
         // joint and none's blend vanishes; otherwise, and for the rest, one at a time.
         const bool flaggedJoints = tables.anySingular || tables.anyMirrored;
-        size_t blockEnd = first;
-        for (size_t b = first; b + 8 <= last; b += 8) {
+        auto blocks = [&](size_t from) { // the blocks with the outputs fixed, from `from` on
+            if (out.p)
+                return tangents ? dualQuaternionBlocks<K, true, true>(job, tables, inT, out.p, out.n, out.t, first, from, last)
+                                : dualQuaternionBlocks<K, true, false>(job, tables, inT, out.p, out.n, out.t, first, from, last);
+            return tangents ? dualQuaternionBlocks<K, false, true>(job, tables, inT, out.p, out.n, out.t, first, from, last)
+                            : dualQuaternionBlocks<K, false, false>(job, tables, inT, out.p, out.n, out.t, first, from, last);
+        };
+        size_t b = first;
+        while (b + 8 <= last) {
+            if (out.n && b + 9 <= last) {
+                const size_t to = blocks(b);
+                if (out.flags)
+                    std::memset(out.flags + b, SkinFlagNone, to - b);
+                b = to;
+                if (b + 8 > last)
+                    break;
+            }
+            // The block the loop above stopped at (per-vertex path, or the range's last block), or a job without
+            // normals: positions computed whether or not they are written.
             prefetchInputs<K>(joints, weights, inP, inN, inT, first, b, last);
-            bool plain = true;
-            for (size_t v = b; v < b + 8 && flaggedJoints && plain; ++v)
-                plain = !flagged(v);
-            if (!plain || !dqBlock8<K>(inP, inN, tables, joints, weights, out, b))
+            Block8 r;
+            const bool plain = !(flaggedJoints && dqFallback<K>(tables, joints, weights, b, 8)) &&
+                               (tangents ? dqBlock8<K, true, true>(inP, inN, inT, tables, joints, weights, b, last, r)
+                                         : dqBlock8<K, true, false>(inP, inN, inT, tables, joints, weights, b, last, r));
+            if (plain) {
+                const uint8_t none[8] = {SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone,
+                                         SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone};
+                writeBlock8(out, b, r.pos, r.n, r.tan, r.tRaw, none);
+            } else {
                 runDq(b, b + 8);
-            blockEnd = b + 8;
+            }
+            b += 8;
         }
-        runDq(blockEnd, last);
+        runDq(b, last);
         break;
     }
     case Method::Linear:
