@@ -367,6 +367,33 @@ RS_INLINE void writeBlock8(const Writer& out, size_t v, const Soa8& pos, const S
 /// Lane l of transpose4's order holds vertex 2 (l mod 4) + l / 4 of the block: vertex q's lane.
 inline constexpr int kLaneOfVertex[8] = {0, 4, 1, 5, 2, 6, 3, 7};
 
+/// Eight vertices' outputs, one register per component (positions and tangents where the kernel computed them).
+struct Block8 {
+    Soa8 pos, n, tan;
+    __m256 tRaw[4]; // the input tangents' rows (their w is copied)
+};
+
+/// Stores a Block8 of the vertices from v with the outputs fixed at compile time, each output 8-float stores: v + 8
+/// must lie inside the range and be written after (the last pair's spare floats land on it). No flags.
+template <bool kPositions, bool kTangents>
+RS_INLINE void storeBlock8(float* outP, float* outN, float* outT, size_t v, const Block8& r)
+{
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 on[4], op[4], ot[4];
+    transpose4(r.n.x, r.n.y, r.n.z, zero, on[0], on[1], on[2], on[3]);
+    if constexpr (kPositions)
+        transpose4(r.pos.x, r.pos.y, r.pos.z, zero, op[0], op[1], op[2], op[3]);
+    if constexpr (kTangents)
+        transpose4(r.tan.x, r.tan.y, r.tan.z, zero, ot[0], ot[1], ot[2], ot[3]);
+    for (int p = 0; p < 4; ++p) { // pair by pair, as writeBlock8
+        if constexpr (kPositions)
+            storePair3Wide(outP + 3 * (v + 2 * p), op[p]);
+        storePair3Wide(outN + 3 * (v + 2 * p), on[p]);
+        if constexpr (kTangents)
+            _mm256_storeu_ps(outT + 4 * (v + 2 * p), _mm256_blend_ps(ot[p], r.tRaw[p], 0x88));
+    }
+}
+
 /// Cofactor or inverse-transpose eight vertices at a time from `first`: the blends of four blocks first (their loads
 /// by joint index, independent of each other), then each block with one vertex per lane (the cross products, for
 /// inverse-transpose the determinant and its singularity test, the normalisations without shuffles); returns where
@@ -436,34 +463,6 @@ __attribute__((noinline)) size_t cofactorBlocks8(const SkinJob& job, const Palet
         writeBlock8(out, v, pos, nrm, tan, tRaw, flags);
     }
     return v;
-}
-
-/// Eight vertices' outputs, one register per component (positions and tangents where the kernel computed them).
-struct Block8 {
-    Soa8 pos, n, tan;
-    __m256 tRaw[4]; // the input tangents' rows (their w is copied)
-};
-
-/// Stores a Block8 of the vertices from v with the outputs fixed at compile time, each output 8-float stores: v + 8
-/// must lie inside the range and be written after (the last pair's spare floats land on it). No flags.
-template <bool kPositions, bool kTangents>
-RS_INLINE void storeBlock8(float* outP, float* outN, float* outT, size_t v, const Block8& r)
-{
-    const __m256 zero = _mm256_setzero_ps();
-    __m256 rows[4];
-    transpose4(r.n.x, r.n.y, r.n.z, zero, rows[0], rows[1], rows[2], rows[3]);
-    for (int p = 0; p < 4; ++p)
-        storePair3Wide(outN + 3 * (v + 2 * p), rows[p]);
-    if constexpr (kPositions) {
-        transpose4(r.pos.x, r.pos.y, r.pos.z, zero, rows[0], rows[1], rows[2], rows[3]);
-        for (int p = 0; p < 4; ++p)
-            storePair3Wide(outP + 3 * (v + 2 * p), rows[p]);
-    }
-    if constexpr (kTangents) {
-        transpose4(r.tan.x, r.tan.y, r.tan.z, zero, rows[0], rows[1], rows[2], rows[3]);
-        for (int p = 0; p < 4; ++p)
-            _mm256_storeu_ps(outT + 4 * (v + 2 * p), _mm256_blend_ps(rows[p], r.tRaw[p], 0x88));
-    }
 }
 
 /// The dual-quaternion blend of a vertex pair (j, w: the pair's first vertex): per 128-bit lane the vertex's
@@ -594,9 +593,10 @@ RS_INLINE bool dqFallback(const MethodTables& tables, const uint16_t* joints, co
 }
 
 /// Dual-quaternion blocks of eight from v (first: where the caller's loop began, for the prefetch phase) with the
-/// outputs fixed at compile time, normals always: up to the first block that needs the per-vertex path (a singular or
-/// mirrored joint, a vanishing blend) or the range's last block (v + 8 must stay inside the range); returns where it
-/// stopped. No flags (the caller writes them: all None). A loop of its own as jacobianPlanned.
+/// outputs fixed at compile time (normals always: every method but positions-only writes them): up to the first block
+/// that needs the per-vertex path (a singular or mirrored joint, a vanishing blend) or the range's last block (v + 8
+/// must stay inside the range); returns where it stopped. No flags (the caller writes them: all None). A loop of its
+/// own as jacobianPlanned.
 template <int K, bool kPositions, bool kTangents>
 __attribute__((noinline)) size_t dualQuaternionBlocks(const SkinJob& job, const MethodTables& tables, const float* inT, float* outP,
                                                       float* outN, float* outT, size_t first, size_t v, size_t last)
@@ -697,9 +697,9 @@ RS_INLINE Block8 jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, co
 }
 
 /// The jacobian's planned halves from v (a multiple of 8; `start`: where the caller's loop began, for the prefetch
-/// phase), the outputs fixed at compile time, normals always: up to the first unplanned block or the range's last
-/// block (v + 8 must stay inside the range: the block's last 8-float stores reach into it); returns where it
-/// stopped. No flags (the caller writes them: all None). The same operations as the run-time path: the same bits.
+/// phase), the outputs fixed at compile time (normals always: every method but positions-only writes them): up to
+/// the first unplanned block or the range's last block (v + 8 must stay inside the range: the block's last 8-float
+/// stores reach into it); returns where it stopped. No flags (the caller writes them: all None). The same operations as the run-time path: the same bits.
 /// A loop of its own for the reason blendInverseTransposePairs has one: run()'s pointers stay in registers.
 template <int K, bool kPositions, bool kTangents>
 __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const PaletteMatrix* pal, const float* inT, float* outP,
@@ -874,14 +874,14 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
                 v += 8;
                 continue;
             }
-            if (out.n && v + 9 <= last) { // planned halves with the outputs fixed, up to the next unplanned block
+            if (v + 9 <= last) { // planned halves with the outputs fixed, up to the next unplanned block
                 const size_t to = planned(start, v);
                 if (out.flags)
                     std::memset(out.flags + v, SkinFlagNone, to - v);
                 v = to;
                 continue;
             }
-            // The range's last block (or a job without normals): positions computed whether or not they are written.
+            // The range's last block: positions computed whether or not they are written.
             const uint32_t s0 = plan[b], s1 = plan[b + 1] & ~WeightGradients::kUnplanned;
             const float* d = job.gradients.slotGradients.data() + job.gradients.blockData[b];
             const Block8 r = tangents ? jacobianBlock8<K, true, true>(job, pal, inT, v, last, int(v / 8 % 2), s0, s1, d)
@@ -960,7 +960,7 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         };
         size_t b = first;
         while (b + 8 <= last) {
-            if (out.n && b + 9 <= last) {
+            if (b + 9 <= last) {
                 const size_t to = blocks(b);
                 if (out.flags)
                     std::memset(out.flags + b, SkinFlagNone, to - b);
@@ -968,8 +968,8 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
                 if (b + 8 > last)
                     break;
             }
-            // The block the loop above stopped at (per-vertex path, or the range's last block), or a job without
-            // normals: positions computed whether or not they are written.
+            // The block the loop above stopped at (the per-vertex path's, or the range's last block): positions computed
+            // whether or not they are written.
             prefetchInputs<K>(joints, weights, inP, inN, inT, first, b, last);
             Block8 r;
             const bool plain = !(flaggedJoints && dqFallback<K>(tables, joints, weights, b, 8)) &&
