@@ -513,8 +513,8 @@ RS_INLINE void dqBlendPair(const float* dq, const uint16_t* j, const float* w, _
 }
 
 /// Dual quaternions for the eight vertices from v: the blends per pair, then everything else with one vertex per lane
-/// (as the AVX-512 kernel's dqBlockSoa), into out (positions and tangents as asked). False — out not set — when a vertex's
-/// blend vanishes (its per-vertex path flags it); the caller has ruled out singular and mirrored joints.
+/// (as the AVX-512 kernel's dqBlockSoa), into out (positions and tangents as asked). False — out not set — when a
+/// vertex's blend vanishes (its per-vertex path flags it); the caller has ruled out singular and mirrored joints.
 template <int K, bool kPositions, bool kTangents>
 RS_INLINE bool dqBlock8(const float* inP, const float* inN, const float* inT, const MethodTables& tables,
                         const uint16_t* joints, const float* weights, size_t v, size_t last, Block8& out)
@@ -699,8 +699,9 @@ RS_INLINE Block8 jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, co
 /// The jacobian's planned halves from v (a multiple of 8; `start`: where the caller's loop began, for the prefetch
 /// phase), the outputs fixed at compile time (normals always: every method but positions-only writes them): up to
 /// the first unplanned block or the range's last block (v + 8 must stay inside the range: the block's last 8-float
-/// stores reach into it); returns where it stopped. No flags (the caller writes them: all None). The same operations as the run-time path: the same bits.
-/// A loop of its own for the reason blendInverseTransposePairs has one: run()'s pointers stay in registers.
+/// stores reach into it); returns where it stopped. No flags (the caller writes them: all None). The same operations
+/// as the range's last block, which run() writes through its Writer: the same bits. A loop of its own for the reason
+/// blendInverseTransposePairs has one: its pointers stay in registers.
 template <int K, bool kPositions, bool kTangents>
 __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const PaletteMatrix* pal, const float* inT, float* outP,
                                                  float* outN, float* outT, size_t start, size_t v, size_t last)
