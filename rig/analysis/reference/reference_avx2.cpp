@@ -139,8 +139,10 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
 
 } // namespace
 
-void faceTermsAvx2(const FaceArgs& a, size_t first, size_t last)
+void faceTermsAvx2(const FaceArgs& args, size_t first, size_t last)
 {
+    const FaceArgs a = args; // a local copy: stores through its row pointers cannot change it
+
     // Rows per triangle: e1 and e2 (x y z 0), the UV differences (d1.x d1.y d2.x d2.y).
     alignas(32) float e1Rows[4 * kChunk], e2Rows[4 * kChunk], dRows[4 * kChunk];
     const float* p = reinterpret_cast<const float*>(a.positions);
@@ -209,8 +211,10 @@ inline void gatherBlock(const GatherArgs& a, size_t v, const float* nRows, const
 
 } // namespace
 
-void gatherFramesAvx2(const GatherArgs& a, size_t first, size_t last)
+void gatherFramesAvx2(const GatherArgs& args, size_t first, size_t last)
 {
+    const GatherArgs a = args; // a local copy: stores through its output pointers cannot change it
+
     // Each vertex's sums as n, t, b rows.
     alignas(32) float nRows[4 * kChunk], tRows[4 * kChunk], bRows[4 * kChunk];
     const size_t rest = inBlockRuns<kBlock, kBlocks>(
