@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "rig/deform/kernels/avx2_math.h"
 #include "rig/deform/kernels/skinning_internal.h"
@@ -392,6 +393,18 @@ RS_INLINE void storeBlock8(float* outP, float* outN, float* outT, size_t v, cons
         if constexpr (kTangents)
             _mm256_storeu_ps(outT + 4 * (v + 2 * p), _mm256_blend_ps(ot[p], r.tRaw[p], 0x88));
     }
+}
+
+/// f(positions, tangents) with both as compile-time constants (std::bool_constant): the loops whose outputs are
+/// template parameters, instantiated for each combination the job can have.
+template <typename F>
+RS_INLINE auto withOutputs(bool positions, bool tangents, F f)
+{
+    using Yes = std::true_type;
+    using No = std::false_type;
+    if (positions)
+        return tangents ? f(Yes{}, Yes{}) : f(Yes{}, No{});
+    return tangents ? f(No{}, Yes{}) : f(No{}, No{});
 }
 
 /// Cofactor or inverse-transpose eight vertices at a time from `first`: the blends of four blocks first (their loads
@@ -800,13 +813,10 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
     case Method::BlendInverseTranspose: {
         size_t start = first;
         if (!tables.anySingular && out.n) { // every flag None; positions and tangents as the job has them
-            const PaletteMatrix* it = tables.inverseTranspose;
-            if (out.p)
-                start = tangents ? blendInverseTransposePairs<K, true, true>(job, pal, it, out, first, last)
-                                 : blendInverseTransposePairs<K, true, false>(job, pal, it, out, first, last);
-            else
-                start = tangents ? blendInverseTransposePairs<K, false, true>(job, pal, it, out, first, last)
-                                 : blendInverseTransposePairs<K, false, false>(job, pal, it, out, first, last);
+            start = withOutputs(out.p, tangents, [&](auto p, auto t) {
+                return blendInverseTransposePairs<K, decltype(p)::value, decltype(t)::value>(job, pal, tables.inverseTranspose,
+                                                                                             out, first, last);
+            });
             if (out.flags)
                 std::memset(out.flags + first, SkinFlagNone, start - first);
         }
@@ -858,11 +868,10 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         perVertex(first, v);
         const size_t blocks = plan.size() - 1;
         auto planned = [&](size_t start, size_t from) {
-            if (out.p)
-                return tangents ? jacobianPlanned<K, true, true>(job, pal, inT, out.p, out.n, out.t, start, from, last)
-                                : jacobianPlanned<K, true, false>(job, pal, inT, out.p, out.n, out.t, start, from, last);
-            return tangents ? jacobianPlanned<K, false, true>(job, pal, inT, out.p, out.n, out.t, start, from, last)
-                            : jacobianPlanned<K, false, false>(job, pal, inT, out.p, out.n, out.t, start, from, last);
+            return withOutputs(out.p, tangents, [&](auto p, auto t) {
+                return jacobianPlanned<K, decltype(p)::value, decltype(t)::value>(job, pal, inT, out.p, out.n, out.t, start,
+                                                                                  from, last);
+            });
         };
         for (const size_t start = v; v + 8 <= last;) {
             const size_t b = v / 16;
@@ -953,11 +962,10 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         // joint and none's blend vanishes; otherwise, and for the rest, one at a time.
         const bool flaggedJoints = tables.anySingular || tables.anyMirrored;
         auto blocks = [&](size_t from) { // the blocks with the outputs fixed, from `from` on
-            if (out.p)
-                return tangents ? dualQuaternionBlocks<K, true, true>(job, tables, inT, out.p, out.n, out.t, first, from, last)
-                                : dualQuaternionBlocks<K, true, false>(job, tables, inT, out.p, out.n, out.t, first, from, last);
-            return tangents ? dualQuaternionBlocks<K, false, true>(job, tables, inT, out.p, out.n, out.t, first, from, last)
-                            : dualQuaternionBlocks<K, false, false>(job, tables, inT, out.p, out.n, out.t, first, from, last);
+            return withOutputs(out.p, tangents, [&](auto p, auto t) {
+                return dualQuaternionBlocks<K, decltype(p)::value, decltype(t)::value>(job, tables, inT, out.p, out.n, out.t,
+                                                                                       first, from, last);
+            });
         };
         size_t b = first;
         while (b + 8 <= last) {
