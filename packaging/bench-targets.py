@@ -83,11 +83,10 @@ def method_rows(table, method, filt=None):
             continue
         if method == "positions-only" and (filt is not None) != (filt is not None and filt in name):
             continue
+        found.setdefault("selected", name)  # the scalar path where the machine has no SIMD kernel for it
         f = family(name)
-        if f == "scalar":
-            continue
-        found.setdefault("selected", name)
-        found.setdefault(f, name)
+        if f != "scalar":
+            found.setdefault(f, name)
     return found
 
 
