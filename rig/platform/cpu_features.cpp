@@ -1,6 +1,7 @@
 #include "rig/platform/cpu_features.h"
 
 #include <cpuid.h>
+#include <cstdlib>
 #include <cstring>
 
 namespace rig {
@@ -9,6 +10,7 @@ namespace {
 
 struct Features {
     bool avx2, avx2Fma, avx512, halfWidthAvx512;
+    std::string cap; ///< what RIGSCOPE_ISA did, for cpuDescription ("" when unset)
 };
 
 // The display family from cpuid leaf 1's eax, as the kernel computes it (arch/x86/lib/cpu.c).
@@ -39,6 +41,21 @@ Features detect()
     f.avx2Fma = f.avx2 && __builtin_cpu_supports("fma");
     f.avx512 = f.avx2Fma && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    // The cap, before anything asks: every choice of a path then sees the capped set.
+    if (const char* isa = std::getenv("RIGSCOPE_ISA")) {
+        const std::string_view v(isa);
+        if (v == "avx2") {
+            f.avx512 = false;
+            f.cap = "capped at AVX2 by RIGSCOPE_ISA=avx2";
+        } else if (v == "baseline") {
+            f.avx2 = f.avx2Fma = f.avx512 = false;
+            f.cap = "capped at baseline x86-64 by RIGSCOPE_ISA=baseline";
+        } else if (v == "avx512" || v.empty()) {
+            f.cap = v.empty() ? "" : "RIGSCOPE_ISA=avx512: no cap";
+        } else {
+            f.cap = "RIGSCOPE_ISA='" + std::string(v) + "' ignored (avx512, avx2 or baseline)";
+        }
+    }
     unsigned a = 0, b = 0, c = 0, d = 0;
     f.halfWidthAvx512 = f.avx512 && __get_cpuid(1, &a, &b, &c, &d) && isHalfWidthAvx512(vendorString(), displayFamily(a));
     return f;
@@ -107,7 +124,8 @@ std::string cpuDescription()
                       : cpuHasAvx2Fma() ? "AVX2, FMA (no AVX-512)"
                       : cpuHasAvx2()    ? "AVX2 (no FMA)"
                                         : "baseline x86-64 (no AVX2)";
-    return brand + ": " + isa;
+    const std::string& cap = features().cap;
+    return brand + ": " + isa + (cap.empty() ? "" : " — " + cap);
 }
 
 } // namespace rig

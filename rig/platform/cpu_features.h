@@ -1,4 +1,9 @@
 // What this CPU (and its OS) can run, detected once: every run-time choice of a SIMD path asks here.
+//
+// The environment variable RIGSCOPE_ISA caps it, read once at the first question: `avx2` (no AVX-512 path: what an
+// AVX2-only machine runs, measured on an AVX-512 one), `baseline` (no AVX2 either: the scalar paths), `avx512` or
+// unset (whatever the CPU has). A cap never adds what the CPU lacks; another value is ignored, and cpuDescription says
+// so, as it says which cap applies.
 #pragma once
 
 #include <string>

@@ -86,6 +86,8 @@ private slots:
     void helpAndVersionNeedNoDisplay_data();
     void helpAndVersionNeedNoDisplay();
     void benchFirstNamesTheProcessorAsProcCpuinfoDoes();
+    void isaCapLeavesOnlyTheKernelsItAllows_data();
+    void isaCapLeavesOnlyTheKernelsItAllows();
 
 private:
     QTemporaryDir m_dir;
@@ -332,6 +334,60 @@ void TestReportCli::benchFirstNamesTheProcessorAsProcCpuinfoDoes()
     QVERIFY2(first.rfind("CPU: " + name + " (family " + family + ", model " + model + "): ", 0) == 0, first.c_str());
     QCOMPARE(first.find("AVX-512") != std::string::npos, cpu->avx512());
     QCOMPARE(first.find("AVX2") != std::string::npos, cpu->has("avx2"));
+}
+
+void TestReportCli::isaCapLeavesOnlyTheKernelsItAllows_data()
+{
+    QTest::addColumn<QString>("isa");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("avx2") << "avx2" << "capped at AVX2 by RIGSCOPE_ISA=avx2";
+    QTest::newRow("baseline") << "baseline" << "capped at baseline x86-64 by RIGSCOPE_ISA=baseline";
+    QTest::newRow("unknown value") << "sse9" << "RIGSCOPE_ISA='sse9' ignored (avx512, avx2 or baseline)";
+}
+
+void TestReportCli::isaCapLeavesOnlyTheKernelsItAllows()
+{
+    // RIGSCOPE_ISA caps every run-time choice of a SIMD path (what an AVX2-only or a baseline machine runs, measured on
+    // this one): the bench names the cap and runs no row above it, skinning and reference rebuild alike.
+    QFETCH(QString, isa);
+    QFETCH(QString, says);
+    const std::optional<testutil::ProcCpu> cpu = testutil::readProcCpu();
+    if (!cpu)
+        QSKIP("no /proc/cpuinfo");
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("RIGSCOPE_ISA"), isa);
+    const Output o = runRigscope({"bench", "--vertices", "2000", "--seconds", "0.01", "--threads", "1", "--methods",
+                                  "linear,cofactor,rebuilt"},
+                                 &env);
+    QCOMPARE(o.exitCode, 0);
+    const QString text = QString::fromUtf8(o.out);
+    const QString first = text.left(text.indexOf(QLatin1Char('\n')));
+    QVERIFY2(first.endsWith(says), qPrintable(first));
+    QStringList rows;
+    for (const QString& line : text.split(QLatin1Char('\n')))
+        if (line.startsWith(QLatin1String("| linear")) || line.startsWith(QLatin1String("| cofactor")) ||
+            line.startsWith(QLatin1String("| rebuilt")))
+            rows << line;
+    QVERIFY2(rows.size() >= 3, qPrintable(text));
+    const bool avx2 = cpu->has("avx2") && cpu->has("fma");
+    if (isa == QLatin1String("avx2")) {
+        QVERIFY2(!first.contains(QLatin1String("AVX-512 F/DQ/BW/VL")), qPrintable(first));
+        for (const QString& row : rows)
+            QVERIFY2(!row.contains(QLatin1String("AVX-512")), qPrintable(row));
+        QVERIFY2(text.contains(avx2 ? QLatin1String("linear kernel: AVX2+FMA") : QLatin1String("linear kernel: scalar")),
+                 qPrintable(text));
+        if (avx2)
+            QVERIFY2(text.contains(QLatin1String("| rebuilt (reference rebuild, AVX2) |")), qPrintable(text));
+    } else if (isa == QLatin1String("baseline")) {
+        QVERIFY2(first.contains(QLatin1String("baseline x86-64 (no AVX2)")), qPrintable(first));
+        QVERIFY2(text.contains(QLatin1String("linear kernel: scalar")), qPrintable(text));
+        for (const QString& row : rows)
+            QVERIFY2(row.contains(QLatin1String("scalar")) && !row.contains(QLatin1String("AVX")), qPrintable(row));
+    } else {
+        // Ignored: the CPU's own set, as without the variable.
+        QCOMPARE(first.contains(QLatin1String("AVX-512 F/DQ/BW/VL")), cpu->avx512());
+        QCOMPARE(text.contains(QLatin1String("| rebuilt (reference rebuild, AVX-512) |")), cpu->avx512());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestReportCli)
