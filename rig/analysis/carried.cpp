@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "rig/analysis/metrics.h"
+#include "rig/analysis/soa_avx2.h"
 #include "rig/platform/cpu_features.h"
 #include "rig/model/math.h"
 
@@ -258,6 +259,103 @@ RS_AVX512 size_t carryAvx512(const CarryJob& job, size_t first, size_t last, boo
 
 #pragma GCC diagnostic pop
 
+// The same loop eight vertices at a time with AVX2 (the machines without AVX-512): the same operations in the same
+// order (masks as all-ones lanes), so the same bits.
+#define RS_AVX2 __attribute__((target("avx2")))
+
+struct V8 {
+    __m256 x, y, z;
+};
+
+RS_AVX2 inline V8 load8(const float* p, int stride)
+{
+    V8 v;
+    detail::loadSoa8(p, stride, v.x, v.y, v.z);
+    return v;
+}
+
+RS_AVX2 inline __m256 dot(const V8& a, const V8& b)
+{
+    return _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(a.x, b.x), _mm256_mul_ps(a.y, b.y)), _mm256_mul_ps(a.z, b.z));
+}
+
+RS_AVX2 inline V8 cross(const V8& a, const V8& b)
+{
+    return {_mm256_sub_ps(_mm256_mul_ps(a.y, b.z), _mm256_mul_ps(a.z, b.y)),
+            _mm256_sub_ps(_mm256_mul_ps(a.z, b.x), _mm256_mul_ps(a.x, b.z)),
+            _mm256_sub_ps(_mm256_mul_ps(a.x, b.y), _mm256_mul_ps(a.y, b.x))};
+}
+
+RS_AVX2 inline __m256 defined(const V8& v)
+{
+    const __m256 len2 = dot(v, v);
+    return _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(0.25f), _CMP_GT_OQ),
+                         _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+}
+
+RS_AVX2 inline V8 unitOrZero(const V8& v)
+{
+    const __m256 len2 = dot(v, v);
+    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
+                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    const __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2));
+    // Zeroed after the product: an infinite or NaN input times a zeroed factor would still be NaN.
+    return {_mm256_and_ps(ok, _mm256_mul_ps(v.x, inv)), _mm256_and_ps(ok, _mm256_mul_ps(v.y, inv)),
+            _mm256_and_ps(ok, _mm256_mul_ps(v.z, inv))};
+}
+
+RS_AVX2 inline __m256 equal(const V8& a, const V8& b)
+{
+    return _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(a.x, b.x, _CMP_EQ_OQ), _mm256_cmp_ps(a.y, b.y, _CMP_EQ_OQ)),
+                         _mm256_cmp_ps(a.z, b.z, _CMP_EQ_OQ));
+}
+
+/// carryFrames for eight lanes, then the identity where `same`, zero outside `keep`.
+RS_AVX2 inline V8 carry(const V8& bn, const V8& bt, const V8& bb, const V8& pn, const V8& pt, const V8& pb, const V8& x,
+                        __m256 same, __m256 keep)
+{
+    const __m256 y0 = dot(bt, x), y1 = dot(bb, x), y2 = dot(bn, x);
+    auto column = [&](__m256 t, __m256 b, __m256 n, __m256 xi) RS_AVX2 {
+        const __m256 r = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(t, y0), _mm256_mul_ps(b, y1)), _mm256_mul_ps(n, y2));
+        return _mm256_and_ps(keep, _mm256_blendv_ps(r, xi, same));
+    };
+    return {column(pt.x, pb.x, pn.x, x.x), column(pt.y, pb.y, pn.y, x.y), column(pt.z, pb.z, pn.z, x.z)};
+}
+
+/// carryAvx512 eight vertices at a time; returns where it stopped.
+RS_AVX2 size_t carryAvx2(const CarryJob& job, size_t first, size_t last, bool tangents)
+{
+    const float* bnP = &job.bindNormals.data()->x;
+    const float* pnP = &job.posedNormals.data()->x;
+    const float* btP = &job.bindTangents.data()->x;
+    const float* ptP = &job.posedTangents.data()->x;
+    const float* anP = &job.authoredNormals.data()->x;
+    const float* atP = tangents ? &job.authoredTangents.data()->x : nullptr;
+    float* onP = &job.outNormals.data()->x;
+    float* otP = tangents ? &job.outTangents.data()->x : nullptr;
+    size_t v = first;
+    for (; v + 8 <= last; v += 8) {
+        const V8 bn = load8(bnP + 3 * v, 3), pn = load8(pnP + 3 * v, 3);
+        const V8 bt = load8(btP + 4 * v, 4), pt = load8(ptP + 4 * v, 4);
+        const __m256 keep = _mm256_and_ps(defined(bn), defined(pn));
+        const __m256 same = _mm256_and_ps(equal(bn, pn), equal(bt, pt));
+        const __m256 frames = _mm256_and_ps(defined(bt), defined(pt));
+        if (_mm256_movemask_ps(_mm256_andnot_ps(_mm256_or_ps(same, frames), keep)) != 0) { // a minimal rotation here
+            for (size_t u = v; u < v + 8; ++u)
+                carryVertex(job, u, tangents);
+            continue;
+        }
+        const V8 bb = cross(bn, bt), pb = cross(pn, pt);
+        const V8 n = carry(bn, bt, bb, pn, pt, pb, unitOrZero(load8(anP + 3 * v, 3)), same, keep);
+        detail::storeSoa3x8(onP + 3 * v, n.x, n.y, n.z);
+        if (tangents) {
+            const V8 t = carry(bn, bt, bb, pn, pt, pb, unitOrZero(load8(atP + 4 * v, 4)), same, keep);
+            detail::storeSoa3x8(otP + 3 * v, t.x, t.y, t.z);
+        }
+    }
+    return v;
+}
+
 } // namespace
 
 void CarryJob::run(size_t first, size_t last) const
@@ -268,9 +366,11 @@ void CarryJob::run(size_t first, size_t last) const
     assert(!tangents || (authoredTangents.size() == n && bindTangents.size() == n && posedTangents.size() == n));
     last = std::min(last, n);
     size_t v = first;
-    // The 16-wide loop needs both rebuilt tangents (else every vertex takes the minimal rotation).
-    if (first < last && cpuHasAvx512() && bindTangents.size() == n && posedTangents.size() == n)
-        v = carryAvx512(*this, first, last, tangents);
+    // The SIMD loops need both rebuilt tangents (else every vertex takes the minimal rotation).
+    if (first < last && bindTangents.size() == n && posedTangents.size() == n)
+        v = cpuHasAvx512() ? carryAvx512(*this, first, last, tangents)
+            : cpuHasAvx2() ? carryAvx2(*this, first, last, tangents)
+                           : first;
     for (; v < last; ++v)
         carryVertex(*this, v, tangents);
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "rig/analysis/soa_avx2.h"
 #include "rig/platform/cpu_features.h"
 #include "rig/model/math.h"
 
@@ -44,33 +45,6 @@ inline float angleOrUndefined(float ax, float ay, float az, float bx, float by, 
     return defined ? r * 57.295779513082320876f : kUndefinedError;
 }
 
-/// x, y, z of eight consecutive 3-float (stride 3) or 4-float (stride 4) vectors at p, lane k = vector k.
-__attribute__((target("avx2"))) inline void loadSoa(const float* p, int stride, __m256& x, __m256& y, __m256& z)
-{
-    if (stride == 3) {
-        // Vectors 0-3 in the low halves, 4-7 in the high halves: 12 floats each, as three 4-float loads.
-        const __m256 m03 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(p + 12), 1);
-        const __m256 m14 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 4)), _mm_loadu_ps(p + 16), 1);
-        const __m256 m25 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 8)), _mm_loadu_ps(p + 20), 1);
-        // Per half: m03 = x0 y0 z0 x1, m14 = y1 z1 x2 y2, m25 = z2 x3 y3 z3.
-        const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2)); // x2 y2 x3 y3
-        const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1)); // y0 z0 y1 z1
-        x = _mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));                // x0 x1 x2 x3
-        y = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));                 // y0 y1 y2 y3
-        z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));                // z0 z1 z2 z3
-    } else {
-        __m256 v0 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(p + 16), 1);
-        __m256 v1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 4)), _mm_loadu_ps(p + 20), 1);
-        __m256 v2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 8)), _mm_loadu_ps(p + 24), 1);
-        __m256 v3 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 12)), _mm_loadu_ps(p + 28), 1);
-        const __m256 t0 = _mm256_unpacklo_ps(v0, v1), t1 = _mm256_unpackhi_ps(v0, v1); // x0 x1 y0 y1 | z0 z1 w0 w1
-        const __m256 t2 = _mm256_unpacklo_ps(v2, v3), t3 = _mm256_unpackhi_ps(v2, v3);
-        x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-        y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-        z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    }
-}
-
 /// Eight vertices at a time with AVX2: the same operations as angleOrUndefined in the same order (no FMA contraction:
 /// separate multiplies and adds), so that the result is bit-identical to the scalar loop, which does the tail.
 __attribute__((target("avx2"))) size_t errorsAvx2(const float* a, int sa, const float* b, int sb, float* out, size_t n)
@@ -80,8 +54,8 @@ __attribute__((target("avx2"))) size_t errorsAvx2(const float* a, int sa, const 
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 ax, ay, az, bx, by, bz;
-        loadSoa(a + i * size_t(sa), sa, ax, ay, az);
-        loadSoa(b + i * size_t(sb), sb, bx, by, bz);
+        detail::loadSoa8(a + i * size_t(sa), sa, ax, ay, az);
+        detail::loadSoa8(b + i * size_t(sb), sb, bx, by, bz);
         const __m256 la = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ax, ax), _mm256_mul_ps(ay, ay)), _mm256_mul_ps(az, az));
         const __m256 lb = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(bx, bx), _mm256_mul_ps(by, by)), _mm256_mul_ps(bz, bz));
         const __m256 cx = _mm256_sub_ps(_mm256_mul_ps(ay, bz), _mm256_mul_ps(az, by));
@@ -116,12 +90,12 @@ __attribute__((target("avx2"))) size_t errorsAvx2(const float* a, int sa, const 
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-/// x, y, z of sixteen consecutive vectors: two loadSoa.
+/// x, y, z of sixteen consecutive vectors: two loadSoa8.
 __attribute__((target("avx512f,avx512dq,avx2"))) inline void loadSoa16(const float* p, int stride, __m512& x, __m512& y, __m512& z)
 {
     __m256 x0, y0, z0, x1, y1, z1;
-    loadSoa(p, stride, x0, y0, z0);
-    loadSoa(p + 8 * stride, stride, x1, y1, z1);
+    detail::loadSoa8(p, stride, x0, y0, z0);
+    detail::loadSoa8(p + 8 * stride, stride, x1, y1, z1);
     x = _mm512_insertf32x8(_mm512_castps256_ps512(x0), x1, 1);
     y = _mm512_insertf32x8(_mm512_castps256_ps512(y0), y1, 1);
     z = _mm512_insertf32x8(_mm512_castps256_ps512(z0), z1, 1);
@@ -205,8 +179,8 @@ __attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline __m512i b
     return _mm512_sub_epi32(_mm512_min_epu32(_mm512_max_epu32(b, lowest), top), lowest);
 }
 
-/// ++counts[x_k] for the four 32-bit lanes of x.
-__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void count4(uint32_t* counts, __m128i x)
+/// ++counts[x_k] for the four 32-bit lanes of x (AVX2's target: inlined into the AVX2 and the AVX-512 passes).
+__attribute__((target("avx2"), always_inline)) inline void count4(uint32_t* counts, __m128i x)
 {
     const uint64_t lo = uint64_t(_mm_cvtsi128_si64(x)), hi = uint64_t(_mm_extract_epi64(x, 1));
     ++counts[uint32_t(lo)];
@@ -274,6 +248,154 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t collectBucketAvx512(cons
     return k;
 }
 
+#pragma GCC diagnostic pop
+
+/// bucketsOf for eight values (AVX2).
+__attribute__((target("avx2"), always_inline)) inline __m256i bucketsOf8(__m256 v)
+{
+    const __m256i lowest = _mm256_set1_epi32(int(kLowestBucketBits - 1)), top = _mm256_set1_epi32(int(kTopBucketBits));
+    const __m256i b = _mm256_srli_epi32(_mm256_castps_si256(v), kBucketShift);
+    return _mm256_sub_epi32(_mm256_min_epu32(_mm256_max_epu32(b, lowest), top), lowest);
+}
+
+__attribute__((target("avx2"), always_inline)) inline float maxOf8(__m256 v)
+{
+    __m256 m = _mm256_max_ps(v, _mm256_permute2f128_ps(v, v, 1));
+    m = _mm256_max_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = _mm256_max_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm256_cvtss_f32(m);
+}
+
+__attribute__((target("avx2"), always_inline)) inline float minOf8(__m256 v)
+{
+    __m256 m = _mm256_min_ps(v, _mm256_permute2f128_ps(v, v, 1));
+    m = _mm256_min_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = _mm256_min_ps(m, _mm256_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm256_cvtss_f32(m);
+}
+
+/// statsPassAvx512 with AVX2 (the machines without AVX-512): sixteen values a step as two registers of eight, lane l of
+/// the sums and counts taking element 16k + l as there; returns where it stopped.
+__attribute__((target("avx2"))) size_t statsPassAvx2(const float* data, size_t n, uint32_t* counts, double (&sum)[kStatLanes],
+                                                    float& mx, size_t& defined)
+{
+    __m256d s[4] = {_mm256_loadu_pd(sum), _mm256_loadu_pd(sum + 4), _mm256_loadu_pd(sum + 8), _mm256_loadu_pd(sum + 12)};
+    __m256 maxes = _mm256_setzero_ps();
+    alignas(32) uint32_t lanes[16]; // each lane's first bucket
+    for (int l = 0; l < 16; ++l)
+        lanes[l] = uint32_t(size_t(l) * kLaneStride);
+    const __m256i laneBase[2] = {_mm256_load_si256(reinterpret_cast<const __m256i*>(lanes)),
+                                 _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes + 8))};
+    const __m256i spare[2] = {_mm256_add_epi32(laneBase[0], _mm256_set1_epi32(int(kBuckets))),
+                              _mm256_add_epi32(laneBase[1], _mm256_set1_epi32(int(kBuckets)))};
+    size_t count = 0;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int h = 0; h < 2; ++h) {
+            const __m256 e = _mm256_add_ps(_mm256_loadu_ps(data + i + 8 * size_t(h)), _mm256_setzero_ps()); // -0 -> +0
+            const __m256 ok = _mm256_cmp_ps(e, _mm256_setzero_ps(), _CMP_GE_OQ);
+            count += size_t(__builtin_popcount(unsigned(_mm256_movemask_ps(ok))));
+            const __m256 kept = _mm256_and_ps(ok, e);
+            maxes = _mm256_max_ps(maxes, kept);
+            s[2 * h] = _mm256_add_pd(s[2 * h], _mm256_cvtps_pd(_mm256_castps256_ps128(kept)));
+            s[2 * h + 1] = _mm256_add_pd(s[2 * h + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(kept, 1)));
+            const __m256i at = _mm256_blendv_epi8(spare[h], _mm256_add_epi32(bucketsOf8(e), laneBase[h]), _mm256_castps_si256(ok));
+            count4(counts, _mm256_castsi256_si128(at));
+            count4(counts, _mm256_extracti128_si256(at, 1));
+        }
+    for (int q = 0; q < 4; ++q)
+        _mm256_storeu_pd(sum + 4 * q, s[q]);
+    mx = std::max(mx, maxOf8(maxes));
+    defined += count;
+    return i;
+}
+
+/// For collectBucketAvx2: per 8-bit lane mask, the lanes it selects in order (then zeros), as a permutation.
+struct CompressTable {
+    int32_t lanes[256][8];
+};
+
+constexpr CompressTable makeCompressTable()
+{
+    CompressTable t{};
+    for (int m = 0; m < 256; ++m) {
+        int k = 0;
+        for (int l = 0; l < 8; ++l)
+            if (m >> l & 1)
+                t.lanes[m][k++] = l;
+    }
+    return t;
+}
+
+alignas(32) constexpr CompressTable kCompress = makeCompressTable();
+
+/// collectBucketAvx512 with AVX2: eight values at a time, the selected ones moved to the front by one permutation
+/// from a table and stored as a whole register (`out` needs 8 floats of room beyond the bucket's size).
+__attribute__((target("avx2"))) size_t collectBucketAvx2(const float* data, size_t n, uint32_t bucket, float* out,
+                                                        size_t& count, float& lo, float& hi)
+{
+    const __m256i want = _mm256_set1_epi32(int(bucket));
+    __m256 mn = _mm256_set1_ps(lo), mx = _mm256_set1_ps(hi);
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        const __m256 v = _mm256_add_ps(_mm256_loadu_ps(data + k), _mm256_setzero_ps()); // -0 -> +0, as counted
+        const __m256 m = _mm256_and_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GE_OQ),
+                                       _mm256_castsi256_ps(_mm256_cmpeq_epi32(bucketsOf8(v), want)));
+        const unsigned bits = unsigned(_mm256_movemask_ps(m));
+        _mm256_storeu_ps(out + count, _mm256_permutevar8x32_ps(
+                                          v, _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.lanes[bits]))));
+        count += size_t(__builtin_popcount(bits));
+        mn = _mm256_blendv_ps(mn, _mm256_min_ps(mn, v), m);
+        mx = _mm256_blendv_ps(mx, _mm256_max_ps(mx, v), m);
+    }
+    lo = minOf8(mn);
+    hi = maxOf8(mx);
+    return k;
+}
+
+/// Eight rows of four floats as one register per component (in-lane transpose: any lane order does for a count).
+__attribute__((target("avx2"), always_inline)) inline void columns8(const float* p, __m256& x, __m256& y, __m256& z,
+                                                                   __m256& w)
+{
+    const __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + 8), r2 = _mm256_loadu_ps(p + 16), r3 = _mm256_loadu_ps(p + 24);
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    w = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+/// isDefined per lane (all ones where so): (x x + y y) + z z > 0.25 and finite.
+__attribute__((target("avx2"), always_inline)) inline __m256 defined8(__m256 x, __m256 y, __m256 z)
+{
+    const __m256 len2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y)), _mm256_mul_ps(z, z));
+    return _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(0.25f), _CMP_GT_OQ),
+                         _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+}
+
+/// handednessMismatches over tangents [0, n) eight at a time with AVX2 (mismatchesAvx512's tests); adds to `count`,
+/// returns where it stopped.
+__attribute__((target("avx2"))) size_t mismatchesAvx2(const float* a, const float* b, size_t n, size_t& count)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 ax, ay, az, aw, bx, by, bz, bw;
+        columns8(a + 4 * i, ax, ay, az, aw);
+        columns8(b + 4 * i, bx, by, bz, bw);
+        const __m256 differ = _mm256_xor_ps(_mm256_cmp_ps(aw, _mm256_setzero_ps(), _CMP_LT_OQ),
+                                            _mm256_cmp_ps(bw, _mm256_setzero_ps(), _CMP_LT_OQ));
+        const __m256 both = _mm256_and_ps(defined8(ax, ay, az), defined8(bx, by, bz));
+        count += size_t(__builtin_popcount(unsigned(_mm256_movemask_ps(_mm256_and_ps(differ, both)))));
+    }
+    return i;
+}
+
+#pragma GCC diagnostic push
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /// Sixteen rows of four floats as one register per component (rows in any lane order: handednessMismatches only
 /// counts).
 __attribute__((target("avx512f,avx512dq,avx2"))) inline void columns16(const float* p, __m512& x, __m512& y, __m512& z, __m512& w)
@@ -354,7 +476,7 @@ size_t handednessMismatches(std::span<const glm::vec4> a, std::span<const glm::v
     // Not &a.data()->x: an empty span's data() is null (UBSan: member access through a null pointer).
     const auto* fa = reinterpret_cast<const float*>(a.data());
     const auto* fb = reinterpret_cast<const float*>(b.data());
-    size_t i = cpuHasAvx512() ? mismatchesAvx512(fa, fb, n, count) : 0;
+    size_t i = cpuHasAvx512() ? mismatchesAvx512(fa, fb, n, count) : cpuHasAvx2() ? mismatchesAvx2(fa, fb, n, count) : 0;
     for (; i < n; ++i)
         count += isDefined(glm::vec3(a[i])) && isDefined(glm::vec3(b[i])) && (a[i].w < 0.0f) != (b[i].w < 0.0f) ? 1 : 0;
     return count;
@@ -420,7 +542,9 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
     size_t defined = 0;
     const float* data = errors.data();
     const size_t n = errors.size();
-    size_t i = cpuHasAvx512() ? statsPassAvx512(data, n, counts.data(), sum, mx, defined) : 0;
+    size_t i = cpuHasAvx512() ? statsPassAvx512(data, n, counts.data(), sum, mx, defined)
+               : cpuHasAvx2() ? statsPassAvx2(data, n, counts.data(), sum, mx, defined)
+                              : 0;
     for (; i < n; ++i) {
         const size_t l = i % kStatLanes;
         const float e = data[i] + 0.0f; // -0 -> +0: its sign bit would put it past the last bucket
@@ -459,7 +583,9 @@ ErrorStats errorStats(std::span<const float> errors, std::vector<float>& scratch
     float* out = scratch.data();
     size_t count = 0;
     float lo = INFINITY, hi = -INFINITY;
-    size_t k = cpuHasAvx512() ? collectBucketAvx512(data, n, bucket, out, count, lo, hi) : 0;
+    size_t k = cpuHasAvx512() ? collectBucketAvx512(data, n, bucket, out, count, lo, hi)
+               : cpuHasAvx2() ? collectBucketAvx2(data, n, bucket, out, count, lo, hi)
+                              : 0;
     for (; k < n; ++k) {
         const float e = data[k] + 0.0f; // -0 -> +0, as counted
         uint32_t bits;
