@@ -142,7 +142,12 @@ def main():
             sys.exit(f"{path}: not an executable (build it first; see this script's help)")
 
     started = datetime.datetime.now(datetime.timezone.utc)
-    print(f"**Machine:** {lscpu()}. **Date:** {started:%Y-%m-%d %H:%M} UTC. **Load before:** {load()}.\n")
+    # The processor as RigScope sees it: its instruction sets after any RIGSCOPE_ISA cap of this shell.
+    sees = next((line[len("CPU: "):] for line in run([a.rigscope, "bench", "--vertices", "1000", "--seconds", "0.01",
+                                                       "--methods", "linear"]).splitlines()
+                 if line.startswith("CPU: ")), "?")
+    print(f"**Machine:** {lscpu()}; RigScope runs: {sees}. **Date:** {started:%Y-%m-%d %H:%M} UTC. "
+          f"**Load before:** {load()}.\n")
     bench = [a.rigscope, "bench", "--seconds", str(a.seconds), "--threads", "1"]
     ozz = [a.ozz, "--seconds", "0.5"]
 
