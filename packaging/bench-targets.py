@@ -83,7 +83,7 @@ def method_rows(table, method, filt=None):
     for name in table:
         if not name.startswith(method + " "):
             continue
-        if method == "positions-only" and (filt is not None) != (filt is not None and filt in name):
+        if filt and filt not in name:
             continue
         found.setdefault("selected", name)  # the scalar path where the machine has no SIMD kernel for it
         f = family(name)

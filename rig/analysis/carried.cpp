@@ -288,9 +288,7 @@ RS_AVX2 inline V8 cross(const V8& a, const V8& b)
 
 RS_AVX2 inline __m256 defined(const V8& v)
 {
-    const __m256 len2 = dot(v, v);
-    return _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(0.25f), _CMP_GT_OQ),
-                         _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    return detail::defined8(v.x, v.y, v.z);
 }
 
 RS_AVX2 inline V8 unitOrZero(const V8& v)

@@ -353,27 +353,6 @@ __attribute__((target("avx2"))) size_t collectBucketAvx2(const float* data, size
     return k;
 }
 
-/// Eight rows of four floats as one register per component (in-lane transpose: any lane order does for a count).
-__attribute__((target("avx2"), always_inline)) inline void columns8(const float* p, __m256& x, __m256& y, __m256& z,
-                                                                   __m256& w)
-{
-    const __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + 8), r2 = _mm256_loadu_ps(p + 16), r3 = _mm256_loadu_ps(p + 24);
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-    x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-    y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    w = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-}
-
-/// isDefined per lane (all ones where so): (x x + y y) + z z > 0.25 and finite.
-__attribute__((target("avx2"), always_inline)) inline __m256 defined8(__m256 x, __m256 y, __m256 z)
-{
-    const __m256 len2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y)), _mm256_mul_ps(z, z));
-    return _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(0.25f), _CMP_GT_OQ),
-                         _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
-}
-
 /// handednessMismatches over tangents [0, n) eight at a time with AVX2 (mismatchesAvx512's tests); adds to `count`,
 /// returns where it stopped.
 __attribute__((target("avx2"))) size_t mismatchesAvx2(const float* a, const float* b, size_t n, size_t& count)
@@ -381,11 +360,11 @@ __attribute__((target("avx2"))) size_t mismatchesAvx2(const float* a, const floa
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 ax, ay, az, aw, bx, by, bz, bw;
-        columns8(a + 4 * i, ax, ay, az, aw);
-        columns8(b + 4 * i, bx, by, bz, bw);
+        detail::loadSoa4x8(a + 4 * i, ax, ay, az, aw);
+        detail::loadSoa4x8(b + 4 * i, bx, by, bz, bw);
         const __m256 differ = _mm256_xor_ps(_mm256_cmp_ps(aw, _mm256_setzero_ps(), _CMP_LT_OQ),
                                             _mm256_cmp_ps(bw, _mm256_setzero_ps(), _CMP_LT_OQ));
-        const __m256 both = _mm256_and_ps(defined8(ax, ay, az), defined8(bx, by, bz));
+        const __m256 both = _mm256_and_ps(detail::defined8(ax, ay, az), detail::defined8(bx, by, bz));
         count += size_t(__builtin_popcount(unsigned(_mm256_movemask_ps(_mm256_and_ps(differ, both)))));
     }
     return i;

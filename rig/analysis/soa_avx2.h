@@ -1,11 +1,29 @@
 // Internal to the analysis passes' AVX2 loops (metrics.cpp, carried.cpp): eight 3-vectors between their array form
-// (3 or 4 floats each) and one register per component, lane k = vector k. Functions with the AVX2 target attribute:
+// (3 or 4 floats each) and one register per component, lane k = vector k, and their isDefined test. Functions with the AVX2 target attribute:
 // their translation units are built for baseline x86-64 and choose these paths at run time (cpu_features.h).
 #pragma once
 
 #include <immintrin.h>
 
+#include <cmath>
+
 namespace rig::detail {
+
+/// x, y, z, w of eight consecutive 4-float vectors at p, lane k = vector k.
+__attribute__((target("avx2"), always_inline)) inline void loadSoa4x8(const float* p, __m256& x, __m256& y, __m256& z,
+                                                                     __m256& w)
+{
+    const __m256 v0 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(p + 16), 1);
+    const __m256 v1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 4)), _mm_loadu_ps(p + 20), 1);
+    const __m256 v2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 8)), _mm_loadu_ps(p + 24), 1);
+    const __m256 v3 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 12)), _mm_loadu_ps(p + 28), 1);
+    const __m256 t0 = _mm256_unpacklo_ps(v0, v1), t1 = _mm256_unpackhi_ps(v0, v1); // x0 x1 y0 y1 | z0 z1 w0 w1
+    const __m256 t2 = _mm256_unpacklo_ps(v2, v3), t3 = _mm256_unpackhi_ps(v2, v3);
+    x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    w = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
 
 /// x, y, z of eight consecutive 3-float (stride 3) or 4-float (stride 4) vectors at p, lane k = vector k.
 __attribute__((target("avx2"), always_inline)) inline void loadSoa8(const float* p, int stride, __m256& x, __m256& y,
@@ -23,15 +41,8 @@ __attribute__((target("avx2"), always_inline)) inline void loadSoa8(const float*
         y = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));                 // y0 y1 y2 y3
         z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));                // z0 z1 z2 z3
     } else {
-        __m256 v0 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(p + 16), 1);
-        __m256 v1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 4)), _mm_loadu_ps(p + 20), 1);
-        __m256 v2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 8)), _mm_loadu_ps(p + 24), 1);
-        __m256 v3 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 12)), _mm_loadu_ps(p + 28), 1);
-        const __m256 t0 = _mm256_unpacklo_ps(v0, v1), t1 = _mm256_unpackhi_ps(v0, v1); // x0 x1 y0 y1 | z0 z1 w0 w1
-        const __m256 t2 = _mm256_unpacklo_ps(v2, v3), t3 = _mm256_unpackhi_ps(v2, v3);
-        x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-        y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-        z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+        __m256 w;
+        loadSoa4x8(p, x, y, z, w);
     }
 }
 
@@ -51,6 +62,14 @@ __attribute__((target("avx2"), always_inline)) inline void storeSoa3x8(float* p,
     _mm256_storeu_ps(p, _mm256_permute2f128_ps(m03, m14, 0x20));
     _mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(m25, m03, 0x30));
     _mm256_storeu_ps(p + 16, _mm256_permute2f128_ps(m14, m25, 0x31));
+}
+
+/// isDefined per lane (all ones where so): (x x + y y) + z z > 0.25 and finite.
+__attribute__((target("avx2"), always_inline)) inline __m256 defined8(__m256 x, __m256 y, __m256 z)
+{
+    const __m256 len2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y)), _mm256_mul_ps(z, z));
+    return _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(0.25f), _CMP_GT_OQ),
+                         _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
 }
 
 } // namespace rig::detail
