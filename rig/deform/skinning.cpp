@@ -518,6 +518,7 @@ bool SkinJob::validate() const
         const size_t blocks = (n + 15) / 16;
         if (!gradients.blockSlots.empty() &&
             (gradients.blockSlots.size() != blocks + 1 || gradients.blockData.size() != blocks + 1 ||
+             gradients.blockHalves.size() != blocks ||
              (gradients.blockSlots.back() & ~WeightGradients::kUnplanned) != gradients.slotEntries.size() ||
              size_t(gradients.blockData.back()) + WeightGradients::kSlotGradientPadding != gradients.slotGradients.size()))
             return false;

@@ -51,6 +51,7 @@ struct WeightGradientsView {
     std::span<const uint32_t> blockData;
     std::span<const uint32_t> slotEntries;
     std::span<const float> slotGradients;
+    std::span<const uint32_t> blockHalves;
 };
 
 /// Skins vertices [first, last) of one mesh with one method. A stateless job: validate(), then run().

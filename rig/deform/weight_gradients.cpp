@@ -115,10 +115,12 @@ WeightGradients buildWeightGradients(std::span<const glm::vec3> positions, std::
 void planGradientBlocks(WeightGradients& g)
 {
     constexpr size_t kBlock = 16;
+    static_assert(WeightGradients::kMaxSlotsPerBlock < 256); // blockHalves' slot counts are 8 bits
     const size_t n = g.offsets.empty() ? 0 : g.offsets.size() - 1;
     const size_t blocks = (n + kBlock - 1) / kBlock;
     g.blockSlots.assign(blocks + 1, 0);
     g.blockData.assign(blocks + 1, 0);
+    g.blockHalves.assign(blocks, 0);
     g.slotEntries.clear();
     g.slotGradients.clear();
     g.slotEntries.reserve(blocks * 8);
@@ -160,12 +162,24 @@ void planGradientBlocks(WeightGradients& g)
         const size_t terms = g.offsets[v1] - g.offsets[v0];
         planned = planned && 3 * used <= terms + 16;
         if (planned) {
-            for (size_t s = 0; s < used; ++s) {
-                g.slotEntries.push_back(uint32_t(joint[s]) | uint32_t(mask[s]) << 16);
-                for (int c = 0; c < 3; ++c)
-                    for (size_t q = 0; q < kBlock; ++q)
-                        if (mask[s] >> q & 1u)
-                            g.slotGradients.push_back(g.gradients[term[s][q]][c]);
+            // The low half's slots, both halves', the high half's (blockHalves), each in order of first appearance.
+            const size_t firstSlot = g.slotEntries.size(), firstFloat = g.slotGradients.size();
+            auto runOf = [&](size_t s) { return (mask[s] & 0xFF00u) == 0 ? 0 : (mask[s] & 0x00FFu) == 0 ? 2 : 1; };
+            for (int run = 0; run < 3; ++run) {
+                if (run == 1)
+                    g.blockHalves[b] = uint32_t(g.slotEntries.size() - firstSlot) |
+                                       uint32_t(g.slotGradients.size() - firstFloat) << 16;
+                if (run == 2)
+                    g.blockHalves[b] |= uint32_t(g.slotEntries.size() - firstSlot) << 8;
+                for (size_t s = 0; s < used; ++s) {
+                    if (runOf(s) != run)
+                        continue;
+                    g.slotEntries.push_back(uint32_t(joint[s]) | uint32_t(mask[s]) << 16);
+                    for (int c = 0; c < 3; ++c)
+                        for (size_t q = 0; q < kBlock; ++q)
+                            if (mask[s] >> q & 1u)
+                                g.slotGradients.push_back(g.gradients[term[s][q]][c]);
+                }
             }
         }
         g.blockSlots[b] |= planned ? 0u : WeightGradients::kUnplanned;

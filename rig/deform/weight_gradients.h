@@ -22,7 +22,8 @@ struct WeightGradients {
     /// The same terms by blocks of 16 vertices (block b: vertices 16 b .. 16 b + 15), for the SIMD kernels, which run
     /// a planned block's terms with one vertex per lane: J's columns gain (M_j p) ∇w_j[c] for every joint j of the
     /// block at once, in the lanes of the vertices that list it. A block's slotEntries are the distinct joints of its
-    /// vertices' lists, in order of first appearance (vertex by vertex, each list in order); a slot is its joint and
+    /// vertices' lists, in order of first appearance (vertex by vertex, each list in order) within the three runs of
+    /// blockHalves; a slot is its joint and
     /// the vertices that list it (bit q: vertex 16 b + q), and its gradients in slotGradients: the x of those
     /// vertices in vertex order, then their y, then their z. A block whose slotEntries would cost more than its terms one by
     /// one (see kMaxSlotsPerBlock and the rule in buildWeightGradients) is marked kUnplanned: the kernels read its
@@ -35,8 +36,17 @@ struct WeightGradients {
     std::vector<uint32_t> blockData;  ///< blocks + 1: the block's first float in slotGradients
     std::vector<uint32_t> slotEntries;      ///< joint | vertex mask << 16
     std::vector<float> slotGradients;
+    /// blocks: a planned block's slots come in three runs — those of vertices 0..7 only, those of both halves, those of
+    /// vertices 8..15 only (each run in order of first appearance) — so that a kernel of eight lanes (AVX2) runs each
+    /// half's slots as one range with no slot to skip. Bits 0..7: the first slot of both halves, 8..15: the first of
+    /// the high half only (both counted from blockSlots[b]); 16..31: the float of the first slot of both halves
+    /// (counted from blockData[b]). 0 for an unplanned block.
+    std::vector<uint32_t> blockHalves;
 
-    WeightGradientsView view() const { return {offsets, joints, gradients, blockSlots, blockData, slotEntries, slotGradients}; }
+    WeightGradientsView view() const
+    {
+        return {offsets, joints, gradients, blockSlots, blockData, slotEntries, slotGradients, blockHalves};
+    }
 };
 
 /// Fills the block plan of `g` from its lists (vertexCount = g.offsets.size() - 1).

@@ -553,21 +553,27 @@ void TestSkinning::gradientBlockPlanLaysOutSlotsAndRefusesWhatItCannotHold()
     planGradientBlocks(g);
     QCOMPARE(g.blockSlots.size(), size_t(4));
     QCOMPARE(g.blockData.size(), size_t(4));
-    // Block 0: slots in order of first appearance: 7 (vertices 0, 15), 3 (vertices 0, 2), 9 (vertex 15).
+    // Block 0: the low half's slots, then both halves', then the high half's: 3 (vertices 0, 2), 7 (vertices 0, 15),
+    // 9 (vertex 15) — in order of first appearance within each run, 7 would come first.
     QCOMPARE(g.blockSlots[0], 0u);
     QCOMPARE(g.blockSlots[1] & ~WeightGradients::kUnplanned, 3u);
     QCOMPARE(g.slotEntries.size(), size_t(3));
-    QCOMPARE(g.slotEntries[0], 7u | (1u | 1u << 15) << 16);
-    QCOMPARE(g.slotEntries[1], 3u | (1u | 1u << 2) << 16);
+    QCOMPARE(g.slotEntries[0], 3u | (1u | 1u << 2) << 16);
+    QCOMPARE(g.slotEntries[1], 7u | (1u | 1u << 15) << 16);
     QCOMPARE(g.slotEntries[2], 9u | (1u << 15) << 16);
     const std::vector<float> data(g.slotGradients.begin(), g.slotGradients.begin() + g.blockData[1]);
-    const std::vector<float> expected = {1, 13, 2, 14, 3, 15, // joint 7: x of vertices 0, 15; then y; then z
-                                         4, 7, 5, 8, 6, 9,    // joint 3: vertices 0, 2
+    const std::vector<float> expected = {4, 7, 5, 8, 6, 9,    // joint 3: x of vertices 0, 2; then y; then z
+                                         1, 13, 2, 14, 3, 15, // joint 7: vertices 0, 15
                                          10, 11, 12};         // joint 9: vertex 15
+    // Both halves' slots start at slot 1 and float 6, the high half's alone at slot 2.
+    QCOMPARE(g.blockHalves.size(), size_t(3));
+    QCOMPARE(g.blockHalves[0], 1u | 2u << 8 | 6u << 16);
     QCOMPARE(data, expected);
     // Blocks 1 and 2 are not planned and add nothing; the padding follows the last slot's floats.
     QVERIFY(g.blockSlots[1] & WeightGradients::kUnplanned);
     QVERIFY(g.blockSlots[2] & WeightGradients::kUnplanned);
+    QCOMPARE(g.blockHalves[1], 0u);
+    QCOMPARE(g.blockHalves[2], 0u);
     QCOMPARE(g.blockSlots[3], 3u);
     QCOMPARE(g.blockData[3], g.blockData[1]);
     QCOMPARE(g.slotGradients.size(), size_t(g.blockData[3]) + WeightGradients::kSlotGradientPadding);
@@ -1119,6 +1125,16 @@ void TestSkinning::jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan(
     const size_t blocks = planned.blockSlots.size() - 1;
     for (size_t b = 0; b < blocks; ++b)
         QVERIFY2(!(planned.blockSlots[b] & WeightGradients::kUnplanned), qPrintable(QString::number(b)));
+    // Blocks with slots of one half alone before and after both halves' (the AVX2 kernel's ranges start and end inside
+    // the block's slots).
+    size_t lowAlone = 0, highAlone = 0;
+    for (size_t b = 0; b < blocks; ++b) {
+        const uint32_t runs = planned.blockHalves[b], slotCount = planned.blockSlots[b + 1] - planned.blockSlots[b];
+        lowAlone += (runs & 0xFFu) > 0;
+        highAlone += (runs >> 8 & 0xFFu) < slotCount;
+    }
+    QVERIFY2(lowAlone > blocks / 10 && highAlone > blocks / 10,
+             qPrintable(QStringLiteral("%1 and %2 of %3").arg(lowAlone).arg(highAlone).arg(blocks)));
     WeightGradients mixed = planned; // every third block left to the per-vertex lists
     for (size_t b = 0; b < blocks; b += 3)
         mixed.blockSlots[b] |= WeightGradients::kUnplanned;
@@ -1153,6 +1169,11 @@ void TestSkinning::jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan(
     WeightGradientsView wrong = planned.view();
     wrong.blockSlots = wrong.blockSlots.first(blocks);
     pj.job.gradients = wrong;
+    QVERIFY(!pj.job.validate());
+    // So is a plan without its halves' runs (the AVX2 kernel reads them).
+    WeightGradientsView noRuns = planned.view();
+    noRuns.blockHalves = {};
+    pj.job.gradients = noRuns;
     QVERIFY(!pj.job.validate());
 }
 

@@ -14,6 +14,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -656,14 +657,38 @@ constexpr HalfMaskTables makeHalfMaskTables()
 
 alignas(32) inline constexpr HalfMaskTables kHalfMasks = makeHalfMaskTables();
 
-/// The jacobian of half a planned block (vertices v .. v + 7, half `half` of its block of 16; slots [s0, s1) and
-/// their gradients from d: WeightGradients' block plan), one vertex per lane as the AVX-512 kernel's jacobianBlockSoa:
-/// A blended per pair and transposed; per slot with vertices in this half, q = M_j p for the eight (zero in the lanes
-/// of the others) and J's columns gain q ∇w_j[c], the gradients placed in their lanes by one permute each.
+/// The slots of half `half` of planned block b (WeightGradients' blockHalves): [s0, s1), every one with a vertex in
+/// the half, their gradients from d.
+struct HalfSlots {
+    uint32_t s0, s1;
+    const float* d;
+};
+
+RS_INLINE HalfSlots halfSlots(const uint32_t* blockSlots, const uint32_t* blockHalves, const uint32_t* blockData,
+                              const float* slotGradients, size_t b, int half)
+{
+    const uint32_t first = blockSlots[b], runs = blockHalves[b];
+    const float* d = slotGradients + blockData[b];
+    if (half == 0)
+        return {first, first + (runs >> 8 & 0xFFu), d};
+    return {first + (runs & 0xFFu), blockSlots[b + 1] & ~WeightGradients::kUnplanned, d + (runs >> 16)};
+}
+
+RS_INLINE HalfSlots halfSlots(const WeightGradientsView& g, size_t b, int half)
+{
+    return halfSlots(g.blockSlots.data(), g.blockHalves.data(), g.blockData.data(), g.slotGradients.data(), b, half);
+}
+
+/// The jacobian of half a planned block (vertices v .. v + 7, half `half` of its block of 16; the half's slots
+/// [s0, s1) and their gradients from d: halfSlots), one vertex per lane as the AVX-512 kernel's jacobianBlockSoa:
+/// A blended per pair and transposed; per slot, q = M_j p for the eight (zero in the lanes of the vertices that do
+/// not list the joint) and J's columns gain q ∇w_j[c], the gradients placed in their lanes by one permute each.
 template <int K, bool kPositions, bool kTangents>
 RS_INLINE Block8 jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, const float* inT, size_t v, size_t last,
-                                int half, uint32_t s0, uint32_t s1, const float* d)
+                                int half, HalfSlots h)
 {
+    const uint32_t s0 = h.s0, s1 = h.s1;
+    const float* d = h.d;
     const uint16_t* j = job.joints.data() + K * v;
     const float* w = job.weights.data() + K * v;
     const float* inP = reinterpret_cast<const float*>(job.positions.data());
@@ -682,11 +707,10 @@ RS_INLINE Block8 jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, co
         const uint32_t slot = slots[s];
         const uint32_t vertices = slot >> 16;
         const uint32_t mine = (vertices >> (8 * half)) & 0xFFu;
+        assert(mine != 0); // the plan's runs: no slot of the range lacks a vertex in the half
         const int count = __builtin_popcount(vertices);
         const float* g = d + (half ? __builtin_popcount(vertices & 0xFFu) : 0);
         d += 3 * count;
-        if (!mine)
-            continue;
         const float* m = pal[slot & 0xFFFFu].m;
         const __m256 member = _mm256_load_ps(reinterpret_cast<const float*>(kHalfMasks.member[mine]));
         auto row = [&](int r) __attribute__((always_inline)) {
@@ -726,6 +750,7 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
     const uint32_t* plan = job.gradients.blockSlots.data();
     const uint32_t* blockData = job.gradients.blockData.data();
     const float* slotGradients = job.gradients.slotGradients.data();
+    const uint32_t* halves = job.gradients.blockHalves.data();
     const size_t blocks = job.gradients.blockSlots.size() - 1;
     for (; v + 9 <= last; v += 8) {
         const size_t b = v / 16;
@@ -734,9 +759,9 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
         prefetchInputs<K>(joints, weights, inP, inN, inT, start, v, last);
         if (v % 16 == 0 && b + kPrefetchBlocks < blocks)
             prefetchGradientBlock(plan, blockData, job.gradients.slotEntries.data(), slotGradients, b + kPrefetchBlocks);
-        const Block8 r = jacobianBlock8<K, kPositions, kTangents>(job, pal, inT, v, last, int(v / 8 % 2), plan[b],
-                                                                  plan[b + 1] & ~WeightGradients::kUnplanned,
-                                                                  slotGradients + blockData[b]);
+        const int half = int(v / 8 % 2);
+        const Block8 r = jacobianBlock8<K, kPositions, kTangents>(job, pal, inT, v, last, half,
+                                                                  halfSlots(plan, halves, blockData, slotGradients, b, half));
         storeBlock8<kPositions, kTangents>(outP, outN, outT, v, r);
     }
     return v;
@@ -892,10 +917,10 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
                 continue;
             }
             // The range's last block: positions computed whether or not they are written.
-            const uint32_t s0 = plan[b], s1 = plan[b + 1] & ~WeightGradients::kUnplanned;
-            const float* d = job.gradients.slotGradients.data() + job.gradients.blockData[b];
-            const Block8 r = tangents ? jacobianBlock8<K, true, true>(job, pal, inT, v, last, int(v / 8 % 2), s0, s1, d)
-                                      : jacobianBlock8<K, true, false>(job, pal, inT, v, last, int(v / 8 % 2), s0, s1, d);
+            const int half = int(v / 8 % 2);
+            const HalfSlots h = halfSlots(job.gradients, b, half);
+            const Block8 r = tangents ? jacobianBlock8<K, true, true>(job, pal, inT, v, last, half, h)
+                                      : jacobianBlock8<K, true, false>(job, pal, inT, v, last, half, h);
             const uint8_t flags[8] = {SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone,
                                       SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone};
             writeBlock8(out, v, r.pos, r.n, r.tan, r.tRaw, flags);
