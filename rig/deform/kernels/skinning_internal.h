@@ -58,14 +58,25 @@ template <int K>
         prefetchLines(t + 4 * u, 16 * 16);
 }
 
-/// The jacobian's block plan of block b (WeightGradientsView: its slot entries and their gradients, ~1 KB a block on
-/// the benchmark rig): without it the kernels waited on the gradient loads at 1M vertices (a third of the AVX-512
-/// kernel's samples). b + 1 must be a block of the plan (blockSlots and blockData have blocks + 1 entries).
+/// The jacobian's block plan of block b (WeightGradientsView: its slot entries and their gradients, ~0.8 KB a block at
+/// 1M vertices on the benchmark rig, ~0.9 at 100k): without it the kernels waited on the gradient loads at 1M vertices
+/// (a third of the AVX-512 kernel's samples). Lines [First, First + Count) of a fixed 1 KB from the block's first
+/// gradient (an AVX2 kernel's two halves take eight each), not the block's own size: a loop of a data-dependent
+/// count ran each block and its exit mispredicted (the AVX2 jacobian ×1.07 at 1M with the fixed lines, Zen 4). Lines
+/// past the plan's end are not read (a prefetch does not fault). b + 1 must be a block of the plan (blockSlots and
+/// blockData have blocks + 1 entries).
+inline constexpr int kGradientPrefetchLines = 16;
+
+template <int First = 0, int Count = kGradientPrefetchLines>
 [[gnu::always_inline]] inline void prefetchGradientBlock(const uint32_t* blockSlots, const uint32_t* blockData,
                                                          const uint32_t* slotEntries, const float* slotGradients, size_t b)
 {
-    __builtin_prefetch(slotEntries + (blockSlots[b] & ~WeightGradients::kUnplanned), 0, 3);
-    prefetchLines(slotGradients + blockData[b], (blockData[b + 1] - blockData[b]) * sizeof(float));
+    static_assert(First >= 0 && Count > 0 && First + Count <= kGradientPrefetchLines);
+    if constexpr (First == 0)
+        __builtin_prefetch(slotEntries + (blockSlots[b] & ~WeightGradients::kUnplanned), 0, 3);
+    const char* g = reinterpret_cast<const char*>(slotGradients + blockData[b]);
+    for (int l = First; l < First + Count; ++l)
+        __builtin_prefetch(g + 64 * l, 0, 3);
 }
 
 /// Output bytes of one job above which the kernels write with non-temporal stores (the result cannot stay in

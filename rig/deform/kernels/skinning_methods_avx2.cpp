@@ -757,9 +757,15 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
         if (plan[b] & WeightGradients::kUnplanned)
             break;
         prefetchInputs<K>(joints, weights, inP, inN, inT, start, v, last);
-        if (v % 16 == 0 && b + kPrefetchBlocks < blocks)
-            prefetchGradientBlock(plan, blockData, job.gradients.slotEntries.data(), slotGradients, b + kPrefetchBlocks);
         const int half = int(v / 8 % 2);
+        if (b + kPrefetchBlocks < blocks) {
+            const uint32_t* entries = job.gradients.slotEntries.data();
+            if (half == 0)
+                prefetchGradientBlock<0, kGradientPrefetchLines / 2>(plan, blockData, entries, slotGradients, b + kPrefetchBlocks);
+            else
+                prefetchGradientBlock<kGradientPrefetchLines / 2, kGradientPrefetchLines / 2>(plan, blockData, entries,
+                                                                                              slotGradients, b + kPrefetchBlocks);
+        }
         const Block8 r = jacobianBlock8<K, kPositions, kTangents>(job, pal, inT, v, last, half,
                                                                   halfSlots(plan, halves, blockData, slotGradients, b, half));
         storeBlock8<kPositions, kTangents>(outP, outN, outT, v, r);
