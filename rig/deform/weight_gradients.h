@@ -23,11 +23,10 @@ struct WeightGradients {
     /// a planned block's terms with one vertex per lane: J's columns gain (M_j p) ∇w_j[c] for every joint j of the
     /// block at once, in the lanes of the vertices that list it. A block's slotEntries are the distinct joints of its
     /// vertices' lists, in order of first appearance (vertex by vertex, each list in order) within the three runs of
-    /// blockHalves; a slot is its joint and
-    /// the vertices that list it (bit q: vertex 16 b + q), and its gradients in slotGradients: the x of those
-    /// vertices in vertex order, then their y, then their z. A block whose slotEntries would cost more than its terms one by
-    /// one (see kMaxSlotsPerBlock and the rule in buildWeightGradients) is marked kUnplanned: the kernels read its
-    /// vertices' lists. slotGradients has kSlotGradientPadding floats after the last slot's (a kernel may load a whole
+    /// blockHalves; a slot is its joint and the vertices that list it (bit q: vertex 16 b + q), and its gradients in
+    /// slotGradients: the x of those vertices in vertex order, then their y, then their z. A block whose slotEntries
+    /// would cost more than its terms one by one (see kMaxSlotsPerBlock and the rule in planGradientBlocks) is marked
+    /// kUnplanned: the kernels read its vertices' lists. slotGradients has kSlotGradientPadding floats after the last slot's (a kernel may load a whole
     /// register from a slot's last floats).
     static constexpr uint32_t kUnplanned = 1u << 31;
     static constexpr size_t kMaxSlotsPerBlock = 16;
