@@ -1,6 +1,7 @@
 // Internal to the analysis passes' AVX2 loops (metrics.cpp, carried.cpp): eight 3-vectors between their array form
-// (3 or 4 floats each) and one register per component, lane k = vector k, and their isDefined test. Functions with the AVX2 target attribute:
-// their translation units are built for baseline x86-64 and choose these paths at run time (cpu_features.h).
+// (3 or 4 floats each) and one register per component, lane k = vector k, and their isDefined test. Functions with
+// the AVX2 target attribute: their translation units are built for baseline x86-64 and choose these paths at run time
+// (cpu_features.h).
 #pragma once
 
 #include <immintrin.h>

@@ -26,8 +26,8 @@ struct WeightGradients {
     /// blockHalves; a slot is its joint and the vertices that list it (bit q: vertex 16 b + q), and its gradients in
     /// slotGradients: the x of those vertices in vertex order, then their y, then their z. A block whose slotEntries
     /// would cost more than its terms one by one (see kMaxSlotsPerBlock and the rule in planGradientBlocks) is marked
-    /// kUnplanned: the kernels read its vertices' lists. slotGradients has kSlotGradientPadding floats after the last slot's (a kernel may load a whole
-    /// register from a slot's last floats).
+    /// kUnplanned: the kernels read its vertices' lists. slotGradients has kSlotGradientPadding floats after the last
+    /// slot's (a kernel may load a whole register from a slot's last floats).
     static constexpr uint32_t kUnplanned = 1u << 31;
     static constexpr size_t kMaxSlotsPerBlock = 16;
     static constexpr size_t kSlotGradientPadding = 16;
@@ -35,10 +35,10 @@ struct WeightGradients {
     std::vector<uint32_t> blockData;  ///< blocks + 1: the block's first float in slotGradients
     std::vector<uint32_t> slotEntries;      ///< joint | vertex mask << 16
     std::vector<float> slotGradients;
-    /// blocks: a planned block's slots come in three runs — those of vertices 0..7 only, those of both halves, those of
-    /// vertices 8..15 only (each run in order of first appearance) — so that a kernel of eight lanes (AVX2) runs each
-    /// half's slots as one range with no slot to skip. Bits 0..7: the first slot of both halves, 8..15: the first of
-    /// the high half only (both counted from blockSlots[b]); 16..31: the float of the first slot of both halves
+    /// blocks: a planned block's slots come in three runs — those of vertices 0..7 only, those of both halves, those
+    /// of vertices 8..15 only (each run in order of first appearance) — so that a kernel of eight lanes (AVX2) runs
+    /// each half's slots as one range with no slot to skip. Bits 0..7: the first slot of both halves, 8..15: the first
+    /// of the high half only (both counted from blockSlots[b]); 16..31: the float of the first slot of both halves
     /// (counted from blockData[b]). 0 for an unplanned block.
     std::vector<uint32_t> blockHalves;
 

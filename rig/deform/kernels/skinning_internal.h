@@ -1,6 +1,7 @@
 // Internal to the skinning code: the compact palette the SIMD kernels read, and the kernel entry points.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <span>
 
@@ -60,22 +61,24 @@ template <int K>
 
 /// The jacobian's block plan of block b (WeightGradientsView: its slot entries and their gradients, ~0.8 KB a block at
 /// 1M vertices on the benchmark rig, ~0.9 at 100k): without it the kernels waited on the gradient loads at 1M vertices
-/// (a third of the AVX-512 kernel's samples). Lines [First, First + Count) of a fixed 1 KB from the block's first
-/// gradient (an AVX2 kernel's two halves take eight each), not the block's own size: a loop of a data-dependent
-/// count ran each block and its exit mispredicted (the AVX2 jacobian ×1.07 at 1M with the fixed lines, Zen 4). Lines
-/// past the plan's end are not read (a prefetch does not fault). b + 1 must be a block of the plan (blockSlots and
-/// blockData have blocks + 1 entries).
+/// (a third of the AVX-512 kernel's samples). Lines [first, first + Count) of a fixed 1 KB from the block's first
+/// gradient (an AVX2 kernel's two halves take eight each; the slot entries with line 0), not the block's own size:
+/// a loop of a data-dependent count ran each block and its exit mispredicted (with the fixed lines the AVX2 jacobian
+/// at 1M ran ×1.00–1.07 in four paired series, the AVX-512 one ×1.03; Zen 4). Lines past the plan's end are not read
+/// (a prefetch does not fault). b + 1 must be a block of the plan (blockSlots and blockData have blocks + 1 entries).
 inline constexpr int kGradientPrefetchLines = 16;
 
-template <int First = 0, int Count = kGradientPrefetchLines>
+template <int Count = kGradientPrefetchLines>
 [[gnu::always_inline]] inline void prefetchGradientBlock(const uint32_t* blockSlots, const uint32_t* blockData,
-                                                         const uint32_t* slotEntries, const float* slotGradients, size_t b)
+                                                         const uint32_t* slotEntries, const float* slotGradients,
+                                                         size_t b, int first = 0)
 {
-    static_assert(First >= 0 && Count > 0 && First + Count <= kGradientPrefetchLines);
-    if constexpr (First == 0)
+    static_assert(Count > 0 && Count <= kGradientPrefetchLines);
+    assert(first >= 0 && first + Count <= kGradientPrefetchLines);
+    if (first == 0)
         __builtin_prefetch(slotEntries + (blockSlots[b] & ~WeightGradients::kUnplanned), 0, 3);
-    const char* g = reinterpret_cast<const char*>(slotGradients + blockData[b]);
-    for (int l = First; l < First + Count; ++l)
+    const char* g = reinterpret_cast<const char*>(slotGradients + blockData[b]) + 64 * first;
+    for (int l = 0; l < Count; ++l)
         __builtin_prefetch(g + 64 * l, 0, 3);
 }
 

@@ -758,16 +758,12 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
             break;
         prefetchInputs<K>(joints, weights, inP, inN, inT, start, v, last);
         const int half = int(v / 8 % 2);
-        if (b + kPrefetchBlocks < blocks) {
-            const uint32_t* entries = job.gradients.slotEntries.data();
-            if (half == 0)
-                prefetchGradientBlock<0, kGradientPrefetchLines / 2>(plan, blockData, entries, slotGradients, b + kPrefetchBlocks);
-            else
-                prefetchGradientBlock<kGradientPrefetchLines / 2, kGradientPrefetchLines / 2>(plan, blockData, entries,
-                                                                                              slotGradients, b + kPrefetchBlocks);
-        }
-        const Block8 r = jacobianBlock8<K, kPositions, kTangents>(job, pal, inT, v, last, half,
-                                                                  halfSlots(plan, halves, blockData, slotGradients, b, half));
+        constexpr int kHalfLines = kGradientPrefetchLines / 2;
+        if (b + kPrefetchBlocks < blocks)
+            prefetchGradientBlock<kHalfLines>(plan, blockData, job.gradients.slotEntries.data(), slotGradients,
+                                              b + kPrefetchBlocks, kHalfLines * half);
+        const HalfSlots h = halfSlots(plan, halves, blockData, slotGradients, b, half);
+        const Block8 r = jacobianBlock8<K, kPositions, kTangents>(job, pal, inT, v, last, half, h);
         storeBlock8<kPositions, kTangents>(outP, outN, outT, v, r);
     }
     return v;
