@@ -45,13 +45,14 @@ inline float angleOrUndefined(float ax, float ay, float az, float bx, float by, 
     return defined ? r * 57.295779513082320876f : kUndefinedError;
 }
 
-/// Eight vertices a step with AVX2, as K independent steps interleaved operation by operation: the same operations as
-/// angleOrUndefined in the same order (no FMA contraction: separate multiplies and adds), so that the result is
-/// bit-identical to the scalar loop, which does the tail. One step is a chain of ~25 dependent operations (a square
-/// root and a division among them, ~95 cycles of latency) for ~70 instructions: one step after the other, the
-/// out-of-order core's schedulers fill with the waiting chain of one or two and the loop runs at its latency;
-/// interleaved in the program, four chains advance together (Zen 4: 200k angles 0.365 -> 0.281 ms with AVX2, 0.293 ->
-/// 0.228 with AVX-512; two interleaved gave 0.301 and 0.266).
+/// Eight vertices a step with AVX2, K independent steps interleaved phase by phase (each of three phases — the
+/// products and the square root, the range reduction and its division, the polynomial and the output — done for the K
+/// steps before the next): the same operations as angleOrUndefined in the same order (no FMA contraction: separate
+/// multiplies and adds), so that the result is bit-identical to the scalar loop, which does the tail. One step is a
+/// chain of ~25 dependent operations (a square root and a division among them, ~95 cycles of latency) for ~70
+/// instructions: one step after the other, the out-of-order core's schedulers fill with the waiting chain of one or
+/// two and the loop runs at its latency; interleaved in the program, four chains advance together (Zen 4: 200k angles
+/// 0.365 -> 0.281 ms with AVX2, 0.293 -> 0.228 with AVX-512; two interleaved gave 0.301 and 0.266).
 template <int K>
 __attribute__((target("avx2"), always_inline)) inline void anglesAvx2(const float* a, int sa, const float* b, int sb,
                                                                        float* out)
