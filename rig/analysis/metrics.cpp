@@ -117,31 +117,80 @@ __attribute__((target("avx2"))) size_t errorsAvx2(const float* a, int sa, const 
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-/// x, y, z of sixteen consecutive vectors: two loadSoa8.
-__attribute__((target("avx512f,avx512dq,avx2"))) inline void loadSoa16(const float* p, int stride, __m512& x, __m512& y, __m512& z)
+/// Lane l of anglesAvx512's registers holds vector order(l) of its sixteen: in order (l) where both arrays are
+/// 3-vectors, transposed (4 (l % 4) + l / 4) where either is a 4-vector — the order in which a 4x4 transpose of four
+/// 512-bit rows leaves sixteen 4-vectors, the cheapest to reach for them (and any order is as cheap for 3-vectors).
+/// The angles are per lane, so the order changes no value, only where it is stored (one permute when transposed).
+constexpr int soaVector(bool transposed, int l) { return transposed ? 4 * (l % 4) + l / 4 : l; }
+
+/// The permutes that take sixteen 3-vectors (three 512-bit loads, floats 0-47) to one register per component in
+/// soaVector's order: component c of lane l is float f = 3 v + c; lanes with f < 32 come from the first two loads (one
+/// two-source permute), the others from the third (one masked permute).
+struct Vec3Permutes {
+    alignas(64) int32_t low[3][16];
+    alignas(64) int32_t high[3][16];
+    __mmask16 fromHigh[3];
+};
+
+constexpr Vec3Permutes makeVec3Permutes(bool transposed)
 {
-    __m256 x0, y0, z0, x1, y1, z1;
-    detail::loadSoa8(p, stride, x0, y0, z0);
-    detail::loadSoa8(p + 8 * stride, stride, x1, y1, z1);
-    x = _mm512_insertf32x8(_mm512_castps256_ps512(x0), x1, 1);
-    y = _mm512_insertf32x8(_mm512_castps256_ps512(y0), y1, 1);
-    z = _mm512_insertf32x8(_mm512_castps256_ps512(z0), z1, 1);
+    Vec3Permutes t{};
+    for (int c = 0; c < 3; ++c) {
+        t.fromHigh[c] = 0;
+        for (int l = 0; l < 16; ++l) {
+            const int f = 3 * soaVector(transposed, l) + c;
+            t.low[c][l] = f < 32 ? f : 0;
+            t.high[c][l] = f < 32 ? 0 : f - 32;
+            if (f >= 32)
+                t.fromHigh[c] = __mmask16(t.fromHigh[c] | 1u << l);
+        }
+    }
+    return t;
 }
 
-/// Sixteen vertices a step with AVX-512, K steps interleaved: anglesAvx2's operations again (its eight-vector loads,
-/// two per step).
-template <int K>
-__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void anglesAvx512(const float* a, int sa,
-                                                                                         const float* b, int sb, float* out)
+constexpr Vec3Permutes kVec3InOrder = makeVec3Permutes(false);
+constexpr Vec3Permutes kVec3Transposed = makeVec3Permutes(true);
+
+/// x, y, z of sixteen consecutive vectors at p, S floats each, lane l = vector soaVector(kTransposed, l): for S = 3 six
+/// permutes (Vec3Permutes), for S = 4 (transposed only) the 4x4 transpose's seven shuffles, w left out. Intel's 512-bit
+/// shuffles all issue on one port (Ice Lake: port 5), so their count bounds the loop: two loadSoa8s and their
+/// inserts cost thirteen (stride 3) and nineteen (stride 4).
+template <int S, bool kTransposed>
+__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void loadSoa16(const float* p, __m512& x, __m512& y,
+                                                                                      __m512& z)
 {
+    static_assert(S == 3 || (S == 4 && kTransposed), "4-vectors load transposed");
+    if constexpr (S == 3) {
+        const Vec3Permutes& t = kTransposed ? kVec3Transposed : kVec3InOrder;
+        const __m512 r0 = _mm512_loadu_ps(p), r1 = _mm512_loadu_ps(p + 16), r2 = _mm512_loadu_ps(p + 32);
+        __m512* out[3] = {&x, &y, &z};
+        for (int c = 0; c < 3; ++c)
+            *out[c] = _mm512_mask_permutexvar_ps(
+                _mm512_permutex2var_ps(r0, _mm512_load_si512(t.low[c]), r1), t.fromHigh[c], _mm512_load_si512(t.high[c]), r2);
+    } else {
+        const __m512 r0 = _mm512_loadu_ps(p), r1 = _mm512_loadu_ps(p + 16), r2 = _mm512_loadu_ps(p + 32), r3 = _mm512_loadu_ps(p + 48);
+        const __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1); // x0 x4 y0 y4 | z0 z4 w0 w4 (per 128)
+        const __m512 t2 = _mm512_unpacklo_ps(r2, r3), t3 = _mm512_unpackhi_ps(r2, r3);
+        x = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+        y = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+        z = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    }
+}
+
+/// Sixteen vertices a step with AVX-512, K steps interleaved: anglesAvx2's operations again, on SA- and SB-float
+/// vectors (loadSoa16; in transposed order where either is a 4-vector, the angles put back in order before the store).
+template <int K, int SA, int SB>
+__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void anglesAvx512(const float* a, const float* b, float* out)
+{
+    constexpr bool kTransposed = SA == 4 || SB == 4;
     const __m512 quarter = _mm512_set1_ps(0.25f), inf = _mm512_set1_ps(INFINITY);
     __mmask16 defined[K], big[K];
     __m512 c[K], sn[K], ac[K], x[K];
 #pragma GCC unroll 4
     for (int k = 0; k < K; ++k) {
         __m512 ax, ay, az, bx, by, bz;
-        loadSoa16(a + 16 * k * size_t(sa), sa, ax, ay, az);
-        loadSoa16(b + 16 * k * size_t(sb), sb, bx, by, bz);
+        loadSoa16<SA, kTransposed>(a + 16 * k * SA, ax, ay, az);
+        loadSoa16<SB, kTransposed>(b + 16 * k * SB, bx, by, bz);
         const __m512 la = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(ax, ax), _mm512_mul_ps(ay, ay)), _mm512_mul_ps(az, az));
         const __m512 lb = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(bx, bx), _mm512_mul_ps(by, by)), _mm512_mul_ps(bz, bz));
         defined[k] = _mm512_cmp_ps_mask(la, quarter, _CMP_GT_OQ) & _mm512_cmp_ps_mask(lb, quarter, _CMP_GT_OQ) &
@@ -169,20 +218,23 @@ __attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void angl
         __m512 r = _mm512_add_ps(_mm512_maskz_mov_ps(big[k], _mm512_set1_ps(0.78539816339744831f)), p);
         r = _mm512_mask_sub_ps(r, _mm512_cmp_ps_mask(sn[k], ac[k], _CMP_GT_OQ), _mm512_set1_ps(1.5707963267948966f), r);
         r = _mm512_mask_sub_ps(r, _mm512_cmp_ps_mask(c[k], _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_set1_ps(3.14159265358979323846f), r);
-        _mm512_storeu_ps(out + 16 * k,
-                         _mm512_mask_mul_ps(_mm512_set1_ps(kUndefinedError), defined[k], r, _mm512_set1_ps(57.295779513082320876f)));
+        __m512 deg = _mm512_mask_mul_ps(_mm512_set1_ps(kUndefinedError), defined[k], r, _mm512_set1_ps(57.295779513082320876f));
+        if constexpr (kTransposed) // the transpose is its own inverse: lane i of the store is lane soaVector(true, i)
+            deg = _mm512_permutexvar_ps(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), deg);
+        _mm512_storeu_ps(out + 16 * k, deg);
     }
 }
 
-/// errorsAvx2's loop with AVX-512: four sixteen-vertex steps interleaved, then one at a time.
-__attribute__((target("avx512f,avx512dq,avx2"))) size_t errorsAvx512(const float* a, int sa, const float* b, int sb, float* out,
-                                                                    size_t n)
+/// errorsAvx2's loop with AVX-512 on SA- and SB-float vectors: four sixteen-vertex steps interleaved, then one at a
+/// time; returns where it stopped.
+template <int SA, int SB>
+__attribute__((target("avx512f,avx512dq,avx2"))) size_t errorsAvx512(const float* a, const float* b, float* out, size_t n)
 {
     size_t i = 0;
     for (; i + 64 <= n; i += 64)
-        anglesAvx512<4>(a + i * size_t(sa), sa, b + i * size_t(sb), sb, out + i);
+        anglesAvx512<4, SA, SB>(a + i * SA, b + i * SB, out + i);
     for (; i + 16 <= n; i += 16)
-        anglesAvx512<1>(a + i * size_t(sa), sa, b + i * size_t(sb), sb, out + i);
+        anglesAvx512<1, SA, SB>(a + i * SA, b + i * SB, out + i);
     return i;
 }
 
@@ -426,7 +478,7 @@ __attribute__((target("avx2"))) size_t mismatchesAvx2(const float* a, const floa
 #endif
 /// Sixteen rows of four floats as one register per component (rows in any lane order: handednessMismatches only
 /// counts).
-__attribute__((target("avx512f,avx512dq,avx2"))) inline void columns16(const float* p, __m512& x, __m512& y, __m512& z, __m512& w)
+__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void columns16(const float* p, __m512& x, __m512& y, __m512& z, __m512& w)
 {
     const __m512 r0 = _mm512_loadu_ps(p), r1 = _mm512_loadu_ps(p + 16), r2 = _mm512_loadu_ps(p + 32), r3 = _mm512_loadu_ps(p + 48);
     const __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1);
@@ -438,7 +490,7 @@ __attribute__((target("avx512f,avx512dq,avx2"))) inline void columns16(const flo
 }
 
 /// isDefined per lane: (x x + y y) + z z > 0.25 and finite.
-__attribute__((target("avx512f,avx512dq,avx2"))) inline __mmask16 defined16(__m512 x, __m512 y, __m512 z)
+__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline __mmask16 defined16(__m512 x, __m512 y, __m512 z)
 {
     const __m512 len2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(x, x), _mm512_mul_ps(y, y)), _mm512_mul_ps(z, z));
     return __mmask16(_mm512_cmp_ps_mask(len2, _mm512_set1_ps(0.25f), _CMP_GT_OQ) &
@@ -469,7 +521,7 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t mismatchesAvx512(const f
 template <int SA, int SB>
 void errorsLoop(const float* a, const float* b, float* out, size_t n)
 {
-    size_t i = cpuHasAvx512() ? errorsAvx512(a, SA, b, SB, out, n) : 0;
+    size_t i = cpuHasAvx512() ? errorsAvx512<SA, SB>(a, b, out, n) : 0;
     if (cpuHasAvx2())
         i += errorsAvx2(a + SA * i, SA, b + SB * i, SB, out + i, n - i);
     for (; i < n; ++i)
