@@ -1,7 +1,10 @@
 #include "rig/deform/deform.h"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cassert>
+#include <cstring>
 #include <optional>
 
 #include "rig/analysis/carried.h"
@@ -40,6 +43,47 @@ void rebuildReference(const Rig& rig, const RigRuntime& runtime, ReferenceScratc
     }
     rig::rebuildReference(runtime.reference, io, scratch);
 }
+
+/// How many of `flags` have bit `flag` set, eight at a time (a word's bytes masked to the bit, then counted).
+size_t countFlag(std::span<const uint8_t> flags, uint8_t flag)
+{
+    assert(std::has_single_bit(unsigned(flag)));
+    const uint64_t mask = 0x0101010101010101ull * flag;
+    size_t count = 0, i = 0;
+    for (; i + 8 <= flags.size(); i += 8) {
+        uint64_t w;
+        std::memcpy(&w, flags.data() + i, 8);
+        count += size_t(std::popcount(w & mask));
+    }
+    for (; i < flags.size(); ++i)
+        count += (flags[i] & flag) ? 1 : 0;
+    return count;
+}
+
+/// MethodStats' per-vertex counts of one method: the flags and the handedness mismatches.
+struct VertexCounts {
+    size_t dqFallback = 0, singular = 0, mismatches = 0;
+};
+
+/// Those counts over vertices [b, e) of one mesh's frames of a method (as far as it has flags; its tangents against
+/// the reference's where both have them).
+VertexCounts countVertices(const MethodFrames& f, const Surface& surface, size_t b, size_t e)
+{
+    VertexCounts c;
+    if (const size_t flagged = std::min(f.flags.size(), e); flagged > b) {
+        const auto flags = std::span(f.flags).subspan(b, flagged - b);
+        c.dqFallback = countFlag(flags, SkinFlagDqFallback);
+        c.singular = countFlag(flags, SkinFlagSingular);
+    }
+    const size_t common = std::min({f.tangents.size(), surface.referenceTangents.size(), e});
+    if (common > b)
+        c.mismatches = handednessMismatches(std::span(f.tangents).subspan(b, common - b),
+                                            std::span(surface.referenceTangents).subspan(b, common - b));
+    return c;
+}
+
+/// computeStatistics with the per-vertex counts already made (`counted`, by method) or not (null: counted here).
+void statistics(Evaluation& out, const std::array<VertexCounts, kMethodCount>* counted);
 
 } // namespace
 
@@ -254,6 +298,7 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         }
     }
 
+    std::array<VertexCounts, kMethodCount> counted{}; // by method, over all meshes
     // 4. Per mesh and method: the frames of the methods that share the linear positions, and every error. One
     //    parallel loop a mesh, each chunk doing every method in turn: one hand-out to the threads instead of one per
     //    method, and the chunk's references stay in the cache across the methods.
@@ -263,6 +308,7 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         const size_t n = mesh.vertexCount();
         const bool tangents = mesh.hasTangents();
         std::array<SkinJob, kMethodCount> jobs; // by method, for framesOnly()
+        std::array<std::array<std::atomic<size_t>, 3>, kMethodCount> meshCounts{}; // VertexCounts' fields, by method
         for (Method method : methods) {
             MethodFrames& frames = me.methods[size_t(method)];
             if (method == Method::Rebuilt) {
@@ -306,19 +352,40 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
                 else
                     std::fill(frames.skinningTangentErrorDeg.begin() + ptrdiff_t(b),
                               frames.skinningTangentErrorDeg.begin() + ptrdiff_t(e), kUndefinedError);
+                // The statistics' per-vertex counts while the chunk's frames are in the cache (computeStatistics would
+                // read every method's flags and tangents from memory again).
+                const VertexCounts c = countVertices(frames, surface, b, e);
+                auto& sums = meshCounts[size_t(method)];
+                sums[0].fetch_add(c.dqFallback, std::memory_order_relaxed);
+                sums[1].fetch_add(c.singular, std::memory_order_relaxed);
+                sums[2].fetch_add(c.mismatches, std::memory_order_relaxed);
             }
         });
+        for (Method method : methods) {
+            const auto& sums = meshCounts[size_t(method)];
+            VertexCounts& c = counted[size_t(method)];
+            c.dqFallback += sums[0].load(std::memory_order_relaxed);
+            c.singular += sums[1].load(std::memory_order_relaxed);
+            c.mismatches += sums[2].load(std::memory_order_relaxed);
+        }
     }
 
-    computeStatistics(out);
+    statistics(out, &counted);
 }
 
 void computeStatistics(Evaluation& out)
 {
+    statistics(out, nullptr);
+}
+
+namespace {
+
+void statistics(Evaluation& out, const std::array<VertexCounts, kMethodCount>* counted)
+{
     // Per method, over all meshes; the methods in parallel (each task its own scratch).
     out.stats = {};
     const std::vector<Method>& methods = out.methods;
-    parallelFor(methods.size(), 1, 0, [&out, &methods](size_t first, size_t last) {
+    parallelFor(methods.size(), 1, 0, [&out, &methods, counted](size_t first, size_t last) {
         thread_local std::vector<float> all, scratch;
         for (size_t mi = first; mi < last; ++mi) {
             const Method method = methods[mi];
@@ -341,19 +408,25 @@ void computeStatistics(Evaluation& out)
                 }
                 st.*stat = errorStats(all, scratch);
             }
-            for (const MeshEvaluation& me : out.meshes) {
-                const MethodFrames& f = me.methods[size_t(method)];
-                for (uint8_t flag : f.flags) {
-                    st.dqFallbackVertices += (flag & SkinFlagDqFallback) ? 1 : 0;
-                    st.singularVertices += (flag & SkinFlagSingular) ? 1 : 0;
+            VertexCounts c;
+            if (counted) {
+                c = (*counted)[size_t(method)];
+            } else {
+                for (const MeshEvaluation& me : out.meshes) {
+                    const MethodFrames& f = me.methods[size_t(method)];
+                    const VertexCounts mc = countVertices(f, me.surfaceOf(method), 0, std::max(f.flags.size(), f.tangents.size()));
+                    c.dqFallback += mc.dqFallback;
+                    c.singular += mc.singular;
+                    c.mismatches += mc.mismatches;
                 }
-                const std::vector<glm::vec4>& reference = me.surfaceOf(method).referenceTangents;
-                const size_t common = std::min(f.tangents.size(), reference.size());
-                st.handednessMismatches += handednessMismatches(std::span(f.tangents).first(common),
-                                                                std::span(reference).first(common));
             }
+            st.dqFallbackVertices = c.dqFallback;
+            st.singularVertices = c.singular;
+            st.handednessMismatches = c.mismatches;
         }
     });
 }
+
+} // namespace
 
 } // namespace rig

@@ -322,6 +322,7 @@ private slots:
     void morphNormalDeltasSwitch();
     void rebuiltReferenceTurnsRigidPartsWithTheirJoint();
     void dualQuaternionReportsMirroredJoint();
+    void evaluateCountsFlagsAndHandednessOverEveryChunkAndMesh();
     void flaggedJointsAreListedOnceByNodeAcrossMeshes();
     void polarDecomposition();
     void unboundVertexStaysAtBindPosition();
@@ -709,6 +710,63 @@ void TestSkinning::dualQuaternionReportsMirroredJoint()
         for (int i = 0; i < 4; ++i)
             influenced |= mr.stream.joints[v * 4 + size_t(i)] == lowerSlot && mr.stream.weights[v * 4 + size_t(i)] > 0.0f;
         QCOMPARE(bool(dq.flags[v] & SkinFlagDqFallback), influenced);
+    }
+}
+
+void TestSkinning::evaluateCountsFlagsAndHandednessOverEveryChunkAndMesh()
+{
+    // evaluate() counts the flags and the handedness mismatches chunk by chunk inside its parallel loop; here against
+    // a direct count over the final arrays: two meshes of three chunks each, on two threads, a mirrored joint (dual-
+    // quaternion fallbacks, tangents whose handedness flips against the reference) and a flattened one (singular
+    // normal transforms). The GPU readback's path (computeStatistics, counting over whole arrays) must agree.
+    Rig rig = makeBenchmarkRig(40000, 12, 4);
+    rig.meshes.push_back(rig.meshes[0]);
+    for (size_t v = 0; v < rig.meshes[1].vertexCount(); v += 7) // authored handedness against the UVs': mismatches
+        rig.meshes[1].tangents[v].w = -1.0f;
+    const std::vector<int>& joints = rig.skins[0].joints;
+    Pose pose;
+    pose.joints[rig.skeleton.nodes[size_t(joints[3])].name].scale = glm::vec3(1.0f, -1.0f, 1.0f);
+    pose.joints[rig.skeleton.nodes[size_t(joints[8])].name].scale = glm::vec3(0.0f, 1.0f, 1.0f);
+    const RigRuntime runtime = buildRuntime(rig, 4);
+    auto resolved = resolvePose(rig, pose);
+    QVERIFY(bool(resolved));
+    DeformSettings settings;
+    settings.threads = 2;
+    Evaluation eval;
+    evaluate(rig, runtime, resolved.value(), allMethods(), settings, eval);
+    size_t fallbacks = 0, singular = 0, mismatches = 0; // over every method: each kind must occur somewhere
+    for (Method m : allMethods()) {
+        size_t dq = 0, sing = 0, flipped = 0;
+        for (const MeshEvaluation& me : eval.meshes) {
+            const MethodFrames& f = me.methods[size_t(m)];
+            for (uint8_t flag : f.flags) {
+                dq += (flag & SkinFlagDqFallback) ? 1 : 0;
+                sing += (flag & SkinFlagSingular) ? 1 : 0;
+            }
+            const std::vector<glm::vec4>& ref = me.surfaceOf(m).referenceTangents;
+            for (size_t v = 0; v < std::min(f.tangents.size(), ref.size()); ++v)
+                flipped += isDefined(glm::vec3(f.tangents[v])) && isDefined(glm::vec3(ref[v])) &&
+                                   (f.tangents[v].w < 0.0f) != (ref[v].w < 0.0f)
+                               ? 1
+                               : 0;
+        }
+        const MethodStats& st = eval.stats[size_t(m)];
+        QCOMPARE(st.dqFallbackVertices, dq);
+        QCOMPARE(st.singularVertices, sing);
+        QCOMPARE(st.handednessMismatches, flipped);
+        fallbacks += dq;
+        singular += sing;
+        mismatches += flipped;
+    }
+    QVERIFY2(fallbacks > 0, qPrintable(QString::number(fallbacks)));
+    QVERIFY2(singular > 0, qPrintable(QString::number(singular)));
+    QVERIFY2(mismatches > 0, qPrintable(QString::number(mismatches)));
+    Evaluation whole = eval;
+    computeStatistics(whole);
+    for (Method m : allMethods()) {
+        QCOMPARE(whole.stats[size_t(m)].dqFallbackVertices, eval.stats[size_t(m)].dqFallbackVertices);
+        QCOMPARE(whole.stats[size_t(m)].singularVertices, eval.stats[size_t(m)].singularVertices);
+        QCOMPARE(whole.stats[size_t(m)].handednessMismatches, eval.stats[size_t(m)].handednessMismatches);
     }
 }
 
