@@ -19,6 +19,12 @@ namespace rig {
 namespace {
 
 constexpr size_t kGrain = 16384;
+/// Step 4 of evaluate goes through a chunk kCacheRun vertices at a time, every method over each run: a run's four
+/// reference arrays (~230 KB) and one method's frames and errors (~180 KB) stay in a core's L2 from one method to the
+/// next. A whole chunk of kGrain (~1.6 MB of them) did not (L2: 1.25 MB on Ice Lake Xeons, 1 MB on Zen 4), and every
+/// method read the references from L3 again: 100k vertices on an Ice Lake Xeon, one thread, 25.9 -> 23.5 ms (runs of
+/// 2048 and 8192 as fast as 4096).
+constexpr size_t kCacheRun = 4096;
 
 /// Sizes an output array; a new allocation is backed by huge pages where it is large (huge_pages.h: every pass
 /// over it is a stream of its own).
@@ -300,8 +306,8 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
 
     std::array<VertexCounts, kMethodCount> counted{}; // by method, over all meshes
     // 4. Per mesh and method: the frames of the methods that share the linear positions, and every error. One
-    //    parallel loop a mesh, each chunk doing every method in turn: one hand-out to the threads instead of one per
-    //    method, and the chunk's references stay in the cache across the methods.
+    //    parallel loop a mesh, each chunk doing every method in turn, kCacheRun vertices at a time: one hand-out to
+    //    the threads instead of one per method, and a run's references stay in the cache across the methods.
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         const Mesh& mesh = rig.meshes[m];
         MeshEvaluation& me = out.meshes[m];
@@ -323,43 +329,43 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
             resize(frames.skinningNormalErrorDeg, n);
             resize(frames.skinningTangentErrorDeg, n);
         }
-        parallelFor(n, kGrain, settings.threads, [&](size_t b, size_t e) {
+        // One run [b, e) of the mesh's vertices: every method's frames (those that share the linear positions), its
+        // errors against both references, and the statistics' per-vertex counts while the run is in the cache
+        // (computeStatistics would read every method's flags and tangents from memory again).
+        auto overRun = [&](size_t b, size_t e) {
             auto part = [b, e](auto& v) { return std::span(v).subspan(b, e - b); };
             for (Method method : methods) {
                 MethodFrames& frames = me.methods[size_t(method)];
                 const Surface& surface = me.surfaceOf(method);
                 if (method == Method::Rebuilt) {
-                    std::copy(surface.referenceNormals.begin() + ptrdiff_t(b), surface.referenceNormals.begin() + ptrdiff_t(e),
-                              frames.normals.begin() + ptrdiff_t(b));
+                    std::ranges::copy(part(surface.referenceNormals), part(frames.normals).begin());
                     if (!frames.tangents.empty())
-                        std::copy(surface.referenceTangents.begin() + ptrdiff_t(b),
-                                  surface.referenceTangents.begin() + ptrdiff_t(e), frames.tangents.begin() + ptrdiff_t(b));
-                    std::fill(frames.flags.begin() + ptrdiff_t(b), frames.flags.begin() + ptrdiff_t(e), SkinFlagNone);
+                        std::ranges::copy(part(surface.referenceTangents), part(frames.tangents).begin());
+                    std::ranges::fill(part(frames.flags), SkinFlagNone);
                 } else if (framesOnly(method)) {
                     runPart(jobs[size_t(method)], b, e);
                 }
                 // Against the reference rebuilt now, and against the one carried from the bind pose (step 3).
-                const bool carriedTangents = tangents && surface.carriedTangents.size() == n;
                 angularErrors(part(frames.normals), part(surface.referenceNormals), part(frames.normalErrorDeg));
                 angularErrors(part(frames.normals), part(surface.carriedNormals), part(frames.skinningNormalErrorDeg));
                 if (tangents)
                     angularErrors(part(frames.tangents), part(surface.referenceTangents), part(frames.tangentErrorDeg));
                 else
-                    std::fill(frames.tangentErrorDeg.begin() + ptrdiff_t(b), frames.tangentErrorDeg.begin() + ptrdiff_t(e),
-                              kUndefinedError);
-                if (carriedTangents)
+                    std::ranges::fill(part(frames.tangentErrorDeg), kUndefinedError);
+                if (tangents && surface.carriedTangents.size() == n)
                     angularErrors(part(frames.tangents), part(surface.carriedTangents), part(frames.skinningTangentErrorDeg));
                 else
-                    std::fill(frames.skinningTangentErrorDeg.begin() + ptrdiff_t(b),
-                              frames.skinningTangentErrorDeg.begin() + ptrdiff_t(e), kUndefinedError);
-                // The statistics' per-vertex counts while the chunk's frames are in the cache (computeStatistics would
-                // read every method's flags and tangents from memory again).
+                    std::ranges::fill(part(frames.skinningTangentErrorDeg), kUndefinedError);
                 const VertexCounts c = countVertices(frames, surface, b, e);
                 auto& sums = meshCounts[size_t(method)];
                 sums[0].fetch_add(c.dqFallback, std::memory_order_relaxed);
                 sums[1].fetch_add(c.singular, std::memory_order_relaxed);
                 sums[2].fetch_add(c.mismatches, std::memory_order_relaxed);
             }
+        };
+        parallelFor(n, kGrain, settings.threads, [&](size_t chunkBegin, size_t chunkEnd) {
+            for (size_t b = chunkBegin; b < chunkEnd; b += kCacheRun)
+                overRun(b, std::min(chunkEnd, b + kCacheRun));
         });
         for (Method method : methods) {
             const auto& sums = meshCounts[size_t(method)];
