@@ -50,16 +50,19 @@ void rebuildReference(const Rig& rig, const RigRuntime& runtime, ReferenceScratc
     rig::rebuildReference(runtime.reference, io, scratch);
 }
 
-/// How many of `flags` have bit `flag` set, eight at a time (a word's bytes masked to the bit, then counted).
+/// How many of `flags` have bit `flag` set, eight at a time: a word's bytes shifted and masked to 0 or 1, and summed
+/// into the top byte by one multiply (not std::popcount: the baseline x86-64 build has no popcnt instruction and
+/// calls libgcc for it).
 size_t countFlag(std::span<const uint8_t> flags, uint8_t flag)
 {
     assert(std::has_single_bit(unsigned(flag)));
-    const uint64_t mask = 0x0101010101010101ull * flag;
+    const int shift = std::countr_zero(unsigned(flag));
+    constexpr uint64_t kBytes = 0x0101010101010101ull;
     size_t count = 0, i = 0;
     for (; i + 8 <= flags.size(); i += 8) {
         uint64_t w;
         std::memcpy(&w, flags.data() + i, 8);
-        count += size_t(std::popcount(w & mask));
+        count += size_t((((w >> shift) & kBytes) * kBytes) >> 56);
     }
     for (; i < flags.size(); ++i)
         count += (flags[i] & flag) ? 1 : 0;
