@@ -640,7 +640,8 @@ void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes(
                 detail::gatherVertex(ga, v);
             ga.normals = &n2[0].x;
             ga.tangents = &t2[0].x;
-            // 37 vertices: runs of blocks (AVX-512: 2 x 16; AVX2: two pairs of 8, gathered pairwise) and a scalar tail.
+            // 37 vertices: runs of blocks (AVX-512: a pair of 16, gathered pairwise; AVX2: two pairs of 8) and a scalar
+            // tail.
             k.gather(ga, 0, 7);
             k.gather(ga, 7, 7 + 32 + 5);
             k.gather(ga, 44, N - 2);

@@ -157,56 +157,78 @@ void faceTermsAvx512(const FaceArgs& args, size_t first, size_t last)
 
 namespace {
 
-/// The dependent part of sixteen vertices' frames from their sums (rows), written at vertex `v`.
-inline void gatherBlock(const GatherArgs& a, size_t v, const float* nRows, const float* tRows, const float* bRows)
+/// The dependent part of K x sixteen vertices' frames from their sums (rows: 64 floats a block), written from vertex
+/// `v` on; the K blocks' operations interleaved, phase by phase, as gatherFramesAvx2's blocks, so that their long
+/// chains (two normalisations, a projection, the handedness) overlap.
+template <int K>
+inline void gatherBlocks(const GatherArgs& a, size_t v, const float* nRows, const float* tRows, const float* bRows)
 {
     static const avx512::BlockLayout layout = avx512::makeBlockLayout();
-    __m512 nx, ny, nz, unused;
-    columns(nRows, nx, ny, nz, unused);
-    normalize3(nx, ny, nz);
-    {
+    __m512 nx[K], ny[K], nz[K], unused;
+#pragma GCC unroll 4
+    for (int k = 0; k < K; ++k)
+        columns(nRows + 64 * k, nx[k], ny[k], nz[k], unused);
+#pragma GCC unroll 4
+    for (int k = 0; k < K; ++k)
+        normalize3(nx[k], ny[k], nz[k]);
+#pragma GCC unroll 4
+    for (int k = 0; k < K; ++k) {
         // The sixteen normals' 48 floats as three whole registers (exactly the block's: the next vertex may be
         // another thread's).
         __m512 r[4];
-        transpose4(nx, ny, nz, _mm512_setzero_ps(), r[0], r[1], r[2], r[3]);
-        float* on = a.normals + 3 * v;
+        transpose4(nx[k], ny[k], nz[k], _mm512_setzero_ps(), r[0], r[1], r[2], r[3]);
+        float* on = a.normals + 3 * (v + 16 * size_t(k));
         for (int z = 0; z < 3; ++z)
             _mm512_storeu_ps(on + 16 * z, _mm512_permutex2var_ps(r[z], layout.pack[z], r[z + 1]));
     }
     if (!a.tangents)
         return;
-    __m512 tx = _mm512_setzero_ps(), ty = tx, tz = tx, hand = tx;
+    __m512 tx[K], ty[K], tz[K], hand[K];
     if (a.withTangents) {
-        const __mmask16 nOk = defined3(nx, ny, nz);
-        __m512 sx, sy, sz, bx, by, bz;
-        columns(tRows, sx, sy, sz, unused);
-        columns(bRows, bx, by, bz, unused);
-        const __m512 d = dot3(nx, ny, nz, sx, sy, sz);
-        tx = _mm512_sub_ps(sx, _mm512_mul_ps(nx, d));
-        ty = _mm512_sub_ps(sy, _mm512_mul_ps(ny, d));
-        tz = _mm512_sub_ps(sz, _mm512_mul_ps(nz, d));
-        normalize3(tx, ty, tz);
-        // glm::cross(n, t) dotted with the bitangent sum.
-        const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(ny, tz), _mm512_mul_ps(ty, nz));
-        const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(nz, tx), _mm512_mul_ps(tz, nx));
-        const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(nx, ty), _mm512_mul_ps(tx, ny));
-        const __m512 side = dot3(cx, cy, cz, bx, by, bz);
-        const __mmask16 keep = nOk & defined3(tx, ty, tz);
-        hand = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(side, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_set1_ps(1.0f),
-                                    _mm512_set1_ps(-1.0f));
-        tx = _mm512_maskz_mov_ps(keep, tx);
-        ty = _mm512_maskz_mov_ps(keep, ty);
-        tz = _mm512_maskz_mov_ps(keep, tz);
-        hand = _mm512_maskz_mov_ps(keep, hand);
+        __mmask16 nOk[K];
+#pragma GCC unroll 4
+        for (int k = 0; k < K; ++k) {
+            nOk[k] = defined3(nx[k], ny[k], nz[k]);
+            __m512 sx, sy, sz;
+            columns(tRows + 64 * k, sx, sy, sz, unused);
+            const __m512 d = dot3(nx[k], ny[k], nz[k], sx, sy, sz);
+            tx[k] = _mm512_sub_ps(sx, _mm512_mul_ps(nx[k], d));
+            ty[k] = _mm512_sub_ps(sy, _mm512_mul_ps(ny[k], d));
+            tz[k] = _mm512_sub_ps(sz, _mm512_mul_ps(nz[k], d));
+        }
+#pragma GCC unroll 4
+        for (int k = 0; k < K; ++k)
+            normalize3(tx[k], ty[k], tz[k]);
+#pragma GCC unroll 4
+        for (int k = 0; k < K; ++k) {
+            __m512 bx, by, bz;
+            columns(bRows + 64 * k, bx, by, bz, unused);
+            // glm::cross(n, t) dotted with the bitangent sum.
+            const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(ny[k], tz[k]), _mm512_mul_ps(ty[k], nz[k]));
+            const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(nz[k], tx[k]), _mm512_mul_ps(tz[k], nx[k]));
+            const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(nx[k], ty[k]), _mm512_mul_ps(tx[k], ny[k]));
+            const __m512 side = dot3(cx, cy, cz, bx, by, bz);
+            const __mmask16 keep = nOk[k] & defined3(tx[k], ty[k], tz[k]);
+            hand[k] = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(side, _mm512_setzero_ps(), _CMP_LT_OQ),
+                                           _mm512_set1_ps(1.0f), _mm512_set1_ps(-1.0f));
+            tx[k] = _mm512_maskz_mov_ps(keep, tx[k]);
+            ty[k] = _mm512_maskz_mov_ps(keep, ty[k]);
+            tz[k] = _mm512_maskz_mov_ps(keep, tz[k]);
+            hand[k] = _mm512_maskz_mov_ps(keep, hand[k]);
+        }
+    } else {
+        for (int k = 0; k < K; ++k)
+            tx[k] = ty[k] = tz[k] = hand[k] = _mm512_setzero_ps();
     }
-    // Tangents are rows of four already: sixteen consecutive records.
-    __m512 r0, r1, r2, r3;
-    transpose4(tx, ty, tz, hand, r0, r1, r2, r3);
-    float* ot = a.tangents + 4 * v;
-    _mm512_storeu_ps(ot, r0);
-    _mm512_storeu_ps(ot + 16, r1);
-    _mm512_storeu_ps(ot + 32, r2);
-    _mm512_storeu_ps(ot + 48, r3);
+    // Tangents are rows of four already: sixteen consecutive records a block.
+#pragma GCC unroll 4
+    for (int k = 0; k < K; ++k) {
+        __m512 r[4];
+        transpose4(tx[k], ty[k], tz[k], hand[k], r[0], r[1], r[2], r[3]);
+        float* ot = a.tangents + 4 * (v + 16 * size_t(k));
+        for (int j = 0; j < 4; ++j)
+            _mm512_storeu_ps(ot + 16 * j, r[j]);
+    }
 }
 
 } // namespace
@@ -217,7 +239,8 @@ void gatherFramesAvx512(const GatherArgs& args, size_t first, size_t last)
 
     // Each vertex's sums as n, t, b rows.
     alignas(64) float nRows[4 * kChunk], tRows[4 * kChunk], bRows[4 * kChunk];
-    const size_t rest = inBlockRuns<kBlock, kBlocks>(
+    // Pairs of blocks (gatherBlocks<2>), as gatherFramesAvx2; the rest, under 32 vertices, scalar.
+    const size_t rest = inBlockRuns<2 * kBlock, kBlocks / 2>(
         first, last,
         [&](size_t v, int j) RS_INLINE_LAMBDA {
             __m128 n, t, b;
@@ -226,7 +249,7 @@ void gatherFramesAvx512(const GatherArgs& args, size_t first, size_t last)
             _mm_store_ps(tRows + 4 * j, t);
             _mm_store_ps(bRows + 4 * j, b);
         },
-        [&](size_t v, int r) RS_INLINE_LAMBDA { gatherBlock(a, v, nRows + r, tRows + r, bRows + r); });
+        [&](size_t v, int r) RS_INLINE_LAMBDA { gatherBlocks<2>(a, v, nRows + r, tRows + r, bRows + r); });
     for (size_t v = rest; v < last; ++v)
         gatherVertex(a, v);
 }
