@@ -117,6 +117,19 @@ __attribute__((target("avx2"))) size_t errorsAvx2(const float* a, int sa, const 
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+/// Sixteen rows of four floats as one register per component by the 4x4 transpose of four 512-bit rows: lane
+/// 4 L + j holds row 4 j + L (handednessMismatches only counts; anglesAvx512 puts its angles back in order).
+__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void columns16(const float* p, __m512& x, __m512& y, __m512& z, __m512& w)
+{
+    const __m512 r0 = _mm512_loadu_ps(p), r1 = _mm512_loadu_ps(p + 16), r2 = _mm512_loadu_ps(p + 32), r3 = _mm512_loadu_ps(p + 48);
+    const __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1);
+    const __m512 t2 = _mm512_unpacklo_ps(r2, r3), t3 = _mm512_unpackhi_ps(r2, r3);
+    x = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    y = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    z = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    w = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
 /// Lane l of anglesAvx512's registers holds vector order(l) of its sixteen: in order (l) where both arrays are
 /// 3-vectors, transposed (4 (l % 4) + l / 4) where either is a 4-vector — the order in which a 4x4 transpose of four
 /// 512-bit rows leaves sixteen 4-vectors, the cheapest to reach for them (and any order is as cheap for 3-vectors).
@@ -152,9 +165,9 @@ constexpr Vec3Permutes kVec3InOrder = makeVec3Permutes(false);
 constexpr Vec3Permutes kVec3Transposed = makeVec3Permutes(true);
 
 /// x, y, z of sixteen consecutive vectors at p, S floats each, lane l = vector soaVector(kTransposed, l): for S = 3 six
-/// permutes (Vec3Permutes), for S = 4 (transposed only) the 4x4 transpose's seven shuffles, w left out. Intel's 512-bit
-/// shuffles all issue on one port (Ice Lake: port 5), so their count bounds the loop: two loadSoa8s and their
-/// inserts cost thirteen (stride 3) and nineteen (stride 4).
+/// permutes (Vec3Permutes), for S = 4 (transposed only) columns16's transpose (seven shuffles once w is dropped).
+/// Intel's 512-bit shuffles all issue on one port (Ice Lake: port 5), so their count bounds the loop: two loadSoa8s and
+/// their inserts cost thirteen (stride 3) and nineteen (stride 4).
 template <int S, bool kTransposed>
 __attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void loadSoa16(const float* p, __m512& x, __m512& y,
                                                                                       __m512& z)
@@ -168,12 +181,8 @@ __attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void load
             *out[c] = _mm512_mask_permutexvar_ps(
                 _mm512_permutex2var_ps(r0, _mm512_load_si512(t.low[c]), r1), t.fromHigh[c], _mm512_load_si512(t.high[c]), r2);
     } else {
-        const __m512 r0 = _mm512_loadu_ps(p), r1 = _mm512_loadu_ps(p + 16), r2 = _mm512_loadu_ps(p + 32), r3 = _mm512_loadu_ps(p + 48);
-        const __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1); // x0 x4 y0 y4 | z0 z4 w0 w4 (per 128)
-        const __m512 t2 = _mm512_unpacklo_ps(r2, r3), t3 = _mm512_unpackhi_ps(r2, r3);
-        x = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-        y = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-        z = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+        __m512 unused; // w: its shuffle is dead code once inlined
+        columns16(p, x, y, z, unused);
     }
 }
 
@@ -476,19 +485,6 @@ __attribute__((target("avx2"))) size_t mismatchesAvx2(const float* a, const floa
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-/// Sixteen rows of four floats as one register per component (rows in any lane order: handednessMismatches only
-/// counts).
-__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void columns16(const float* p, __m512& x, __m512& y, __m512& z, __m512& w)
-{
-    const __m512 r0 = _mm512_loadu_ps(p), r1 = _mm512_loadu_ps(p + 16), r2 = _mm512_loadu_ps(p + 32), r3 = _mm512_loadu_ps(p + 48);
-    const __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1);
-    const __m512 t2 = _mm512_unpacklo_ps(r2, r3), t3 = _mm512_unpackhi_ps(r2, r3);
-    x = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-    y = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    z = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    w = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-}
-
 /// isDefined per lane: (x x + y y) + z z > 0.25 and finite.
 __attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline __mmask16 defined16(__m512 x, __m512 y, __m512 z)
 {

@@ -72,6 +72,13 @@ size_t countFlag(std::span<const uint8_t> flags, uint8_t flag)
 /// MethodStats' per-vertex counts of one method: the flags and the handedness mismatches.
 struct VertexCounts {
     size_t dqFallback = 0, singular = 0, mismatches = 0;
+    VertexCounts& operator+=(const VertexCounts& o)
+    {
+        dqFallback += o.dqFallback;
+        singular += o.singular;
+        mismatches += o.mismatches;
+        return *this;
+    }
 };
 
 /// Those counts over vertices [b, e) of one mesh's frames of a method (as far as it has flags; its tangents against
@@ -307,7 +314,8 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         }
     }
 
-    std::array<VertexCounts, kMethodCount> counted{}; // by method, over all meshes
+    // VertexCounts' fields by method, over all meshes, added to by every run of step 4.
+    std::array<std::array<std::atomic<size_t>, 3>, kMethodCount> sums{};
     // 4. Per mesh and method: the frames of the methods that share the linear positions, and every error. One
     //    parallel loop a mesh, each chunk doing every method in turn, kCacheRun vertices at a time: one hand-out to
     //    the threads instead of one per method, and a run's references stay in the cache across the methods.
@@ -317,7 +325,6 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         const size_t n = mesh.vertexCount();
         const bool tangents = mesh.hasTangents();
         std::array<SkinJob, kMethodCount> jobs; // by method, for framesOnly()
-        std::array<std::array<std::atomic<size_t>, 3>, kMethodCount> meshCounts{}; // VertexCounts' fields, by method
         for (Method method : methods) {
             MethodFrames& frames = me.methods[size_t(method)];
             if (method == Method::Rebuilt) {
@@ -360,25 +367,22 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
                 else
                     std::ranges::fill(part(frames.skinningTangentErrorDeg), kUndefinedError);
                 const VertexCounts c = countVertices(frames, surface, b, e);
-                auto& sums = meshCounts[size_t(method)];
-                sums[0].fetch_add(c.dqFallback, std::memory_order_relaxed);
-                sums[1].fetch_add(c.singular, std::memory_order_relaxed);
-                sums[2].fetch_add(c.mismatches, std::memory_order_relaxed);
+                auto& sum = sums[size_t(method)];
+                sum[0].fetch_add(c.dqFallback, std::memory_order_relaxed);
+                sum[1].fetch_add(c.singular, std::memory_order_relaxed);
+                sum[2].fetch_add(c.mismatches, std::memory_order_relaxed);
             }
         };
         parallelFor(n, kGrain, settings.threads, [&](size_t chunkBegin, size_t chunkEnd) {
             for (size_t b = chunkBegin; b < chunkEnd; b += kCacheRun)
                 overRun(b, std::min(chunkEnd, b + kCacheRun));
         });
-        for (Method method : methods) {
-            const auto& sums = meshCounts[size_t(method)];
-            VertexCounts& c = counted[size_t(method)];
-            c.dqFallback += sums[0].load(std::memory_order_relaxed);
-            c.singular += sums[1].load(std::memory_order_relaxed);
-            c.mismatches += sums[2].load(std::memory_order_relaxed);
-        }
     }
 
+    std::array<VertexCounts, kMethodCount> counted;
+    for (size_t i = 0; i < kMethodCount; ++i)
+        counted[i] = {sums[i][0].load(std::memory_order_relaxed), sums[i][1].load(std::memory_order_relaxed),
+                      sums[i][2].load(std::memory_order_relaxed)};
     statistics(out, &counted);
 }
 
@@ -423,10 +427,7 @@ void statistics(Evaluation& out, const std::array<VertexCounts, kMethodCount>* c
             } else {
                 for (const MeshEvaluation& me : out.meshes) {
                     const MethodFrames& f = me.methods[size_t(method)];
-                    const VertexCounts mc = countVertices(f, me.surfaceOf(method), 0, std::max(f.flags.size(), f.tangents.size()));
-                    c.dqFallback += mc.dqFallback;
-                    c.singular += mc.singular;
-                    c.mismatches += mc.mismatches;
+                    c += countVertices(f, me.surfaceOf(method), 0, std::max(f.flags.size(), f.tangents.size()));
                 }
             }
             st.dqFallbackVertices = c.dqFallback;
