@@ -146,6 +146,7 @@ void adviseHugePages(const Rig& rig, const RigRuntime& rt)
         adviseHugePages(g.gradients);
         adviseHugePages(g.slotGradients);
         adviseHugePages(g.slotEntries);
+        adviseHugePages(g.slotWeights);
     }
     const ReferenceTopology& t = rt.reference;
     adviseHugePages(t.group);

@@ -522,6 +522,12 @@ bool SkinJob::validate() const
              (gradients.blockSlots.back() & ~WeightGradients::kUnplanned) != gradients.slotEntries.size() ||
              size_t(gradients.blockData.back()) + WeightGradients::kSlotGradientPadding != gradients.slotGradients.size()))
             return false;
+        if (!gradients.slotWeights.empty() &&
+            (gradients.blockSlots.empty() || gradients.blockFolded.size() != blocks ||
+             size_t(gradients.blockData.back()) / 3 + WeightGradients::kSlotGradientPadding != gradients.slotWeights.size()))
+            return false;
+        if (gradients.slotWeights.empty() != gradients.blockFolded.empty())
+            return false;
     }
     return true;
 }

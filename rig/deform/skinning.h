@@ -52,6 +52,8 @@ struct WeightGradientsView {
     std::span<const uint32_t> slotEntries;
     std::span<const float> slotGradients;
     std::span<const uint32_t> blockHalves;
+    std::span<const float> slotWeights;
+    std::span<const uint8_t> blockFolded;
 };
 
 /// Skins vertices [first, last) of one mesh with one method. A stateless job: validate(), then run().

@@ -108,12 +108,14 @@ WeightGradients buildWeightGradients(std::span<const glm::vec3> positions, std::
         }
         out.offsets[v + 1] = uint32_t(out.joints.size());
     }
-    planGradientBlocks(out);
+    planGradientBlocks(out, joints, weights, perVertex);
     return out;
 }
 
-void planGradientBlocks(WeightGradients& g)
+void planGradientBlocks(WeightGradients& g, std::span<const uint16_t> joints, std::span<const float> weights, int perVertex)
 {
+    const size_t k = size_t(std::max(perVertex, 0));
+    const bool withWeights = k > 0 && !weights.empty();
     constexpr size_t kBlock = 16;
     static_assert(WeightGradients::kMaxSlotsPerBlock < 256); // blockHalves' slot counts are 8 bits
     const size_t n = g.offsets.empty() ? 0 : g.offsets.size() - 1;
@@ -123,6 +125,8 @@ void planGradientBlocks(WeightGradients& g)
     g.blockHalves.assign(blocks, 0);
     g.slotEntries.clear();
     g.slotGradients.clear();
+    g.slotWeights.clear();
+    g.blockFolded.assign(withWeights ? blocks : 0, 0);
     g.slotEntries.reserve(blocks * 8);
     g.slotGradients.reserve(3 * g.joints.size() + WeightGradients::kSlotGradientPadding);
     // term[s][q]: the entry of vertex q's list for slot s (valid where bit q of mask[s] is set).
@@ -179,7 +183,31 @@ void planGradientBlocks(WeightGradients& g)
                         for (size_t q = 0; q < kBlock; ++q)
                             if (mask[s] >> q & 1u)
                                 g.slotGradients.push_back(g.gradients[term[s][q]][c]);
+                    if (withWeights)
+                        for (size_t q = 0; q < kBlock; ++q)
+                            if (mask[s] >> q & 1u) {
+                                const size_t v = v0 + q;
+                                float w = 0.0f;
+                                for (size_t i = 0; i < k; ++i)
+                                    if (joints[k * v + i] == joint[s])
+                                        w += weights[k * v + i];
+                                g.slotWeights.push_back(w);
+                            }
                 }
+            }
+            if (withWeights) {
+                // Folded only when the slots hold every weighted joint of every vertex.
+                bool covered = true;
+                for (size_t v = v0; v < v1 && covered; ++v)
+                    for (size_t i = 0; i < k && covered; ++i) {
+                        if (weights[k * v + i] == 0.0f)
+                            continue;
+                        size_t s = 0;
+                        while (s < used && joint[s] != joints[k * v + i])
+                            ++s;
+                        covered = s < used && (mask[s] >> (v - v0) & 1u);
+                    }
+                g.blockFolded[b] = covered ? 1 : 0;
             }
         }
         g.blockSlots[b] |= planned ? 0u : WeightGradients::kUnplanned;
@@ -187,6 +215,8 @@ void planGradientBlocks(WeightGradients& g)
         g.blockData[b + 1] = uint32_t(g.slotGradients.size());
     }
     g.slotGradients.resize(g.slotGradients.size() + WeightGradients::kSlotGradientPadding, 0.0f);
+    if (withWeights)
+        g.slotWeights.resize(g.slotWeights.size() + WeightGradients::kSlotGradientPadding, 0.0f);
 }
 
 } // namespace rig

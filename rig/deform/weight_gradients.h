@@ -41,15 +41,28 @@ struct WeightGradients {
     /// of the high half only (both counted from blockSlots[b]); 16..31: the float of the first slot of both halves
     /// (counted from blockData[b]). 0 for an unplanned block.
     std::vector<uint32_t> blockHalves;
+    /// The skinning weights in the slots' lanes, for the kernels that blend A = Σ w R inside the slot loop instead of
+    /// per vertex beforehand (the AVX-512 jacobian): slot s's weights of its vertices, in the order of its gradients'
+    /// x run, start at float f / 3 where f is the slot's first gradient float (every slot has three floats a vertex
+    /// there, one here); a vertex's weight of the slot's joint is the sum of its influences on that joint (0 where
+    /// only its neighbours are). kSlotGradientPadding floats follow the last. blockFolded[b] is 1 when every joint
+    /// with a non-zero weight at a vertex of planned block b has a slot holding that vertex (a joint whose gradient
+    /// is zero there has no term, so a rigidly bound vertex usually has none): only then may the block be folded.
+    /// Both empty when the plan was made without the weights.
+    std::vector<float> slotWeights;
+    std::vector<uint8_t> blockFolded;
 
     WeightGradientsView view() const
     {
-        return {offsets, joints, gradients, blockSlots, blockData, slotEntries, slotGradients, blockHalves};
+        return {offsets, joints, gradients, blockSlots, blockData, slotEntries, slotGradients, blockHalves, slotWeights,
+                blockFolded};
     }
 };
 
-/// Fills the block plan of `g` from its lists (vertexCount = g.offsets.size() - 1).
-void planGradientBlocks(WeightGradients& g);
+/// Fills the block plan of `g` from its lists (vertexCount = g.offsets.size() - 1); with the runtime weight stream
+/// (`perVertex` joints and weights a vertex) also slotWeights and blockFolded, which stay empty without it.
+void planGradientBlocks(WeightGradients& g, std::span<const uint16_t> joints = {}, std::span<const float> weights = {},
+                        int perVertex = 0);
 
 /// positions: rest (bind-space) positions; joints/weights: the runtime stream with K per vertex.
 WeightGradients buildWeightGradients(std::span<const glm::vec3> positions, std::span<const uint32_t> indices,

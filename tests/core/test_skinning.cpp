@@ -89,6 +89,15 @@ struct PosedJob {
     }
     size_t size() const { return rig.meshes[0].vertexCount(); }
 
+    /// The gradients' block plan made again from the job's joints and weights, after a test changed them: its slot
+    /// weights are what the folded jacobian blends (the gradient lists stay those of the rig's weights).
+    void replan()
+    {
+        WeightGradients& g = runtime.meshes[0].gradients;
+        planGradientBlocks(g, job.joints, job.weights, job.influencesPerVertex);
+        job.gradients = g.view();
+    }
+
     /// Edge cases: joint 3 singular (a zero column), joint 5 mirrored (a negated column), and NaN / zero rest normals
     /// on a few vertices (inputs are read from copies).
     void makeHostile()
@@ -122,6 +131,7 @@ struct PosedJob {
         }
         job.joints = joints;
         job.weights = weights;
+        replan();
     }
     std::vector<glm::vec3> normals;
     std::vector<glm::vec4> tangents;
@@ -317,6 +327,7 @@ private slots:
     void liftStripJacobianFollowsTiltMatrixMethodsDoNot();
     void liftStripWeightGradientIsExact();
     void gradientBlockPlanLaysOutSlotsAndRefusesWhatItCannotHold();
+    void gradientBlockPlanCarriesSlotWeightsAndFoldsOnlyCoveredBlocks();
     void jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan();
     void morphThenSkinOrder();
     void morphNormalDeltasSwitch();
@@ -589,6 +600,63 @@ void TestSkinning::gradientBlockPlanLaysOutSlotsAndRefusesWhatItCannotHold()
     }
     planGradientBlocks(wide);
     QVERIFY(wide.blockSlots[0] & WeightGradients::kUnplanned);
+}
+
+void TestSkinning::gradientBlockPlanCarriesSlotWeightsAndFoldsOnlyCoveredBlocks()
+{
+    // Two blocks of hand-made lists with two influences a vertex.
+    constexpr int k = 2;
+    WeightGradients g;
+    g.offsets.assign(33, 0);
+    std::vector<uint16_t> joints(32 * k, 0);
+    std::vector<float> weights(32 * k, 0.0f);
+    auto add = [&](size_t v, uint16_t joint) {
+        g.joints.insert(g.joints.begin() + g.offsets[v + 1], joint);
+        g.gradients.insert(g.gradients.begin() + g.offsets[v + 1], glm::vec3(1, 2, 3));
+        for (size_t u = v + 1; u < g.offsets.size(); ++u)
+            ++g.offsets[u];
+    };
+    auto weigh = [&](size_t v, uint16_t j0, float w0, uint16_t j1, float w1) {
+        joints[k * v] = j0;
+        weights[k * v] = w0;
+        joints[k * v + 1] = j1;
+        weights[k * v + 1] = w1;
+    };
+    // Block 0: vertex 0 lists 7 and 3 and is weighted to joint 3 twice (0.25 + 0.5) — its weight of 7 is zero;
+    // vertex 2 lists 3 and is weighted to it alone; vertex 15 lists 7 and 9, weighted 0.4 and 0.6. The others list
+    // nothing and weigh nothing. Every weighted joint has a slot with its vertex: folded.
+    add(0, 7);
+    add(0, 3);
+    add(2, 3);
+    add(15, 7);
+    add(15, 9);
+    weigh(0, 3, 0.25f, 3, 0.5f);
+    weigh(2, 3, 1.0f, 0, 0.0f);
+    weigh(15, 9, 0.6f, 7, 0.4f);
+    // Block 1: vertex 16 lists joint 5 but is weighted to 5 and 6 (6's gradient vanished there): not folded.
+    add(16, 5);
+    weigh(16, 5, 0.5f, 6, 0.5f);
+
+    planGradientBlocks(g); // without the weights: no slot weights
+    QVERIFY(g.slotWeights.empty());
+    QVERIFY(g.blockFolded.empty());
+    QVERIFY(!(g.blockSlots[0] & WeightGradients::kUnplanned));
+
+    planGradientBlocks(g, joints, weights, k);
+    QCOMPARE(g.blockFolded.size(), size_t(2));
+    QCOMPARE(int(g.blockFolded[0]), 1);
+    QCOMPARE(int(g.blockFolded[1]), 0);
+    // Slots of block 0: 3 (vertices 0, 2: the low half alone), 7 (vertices 0, 15: both), 9 (vertex 15); block 1: 5.
+    QCOMPARE(g.slotEntries.size(), size_t(4));
+    QCOMPARE(g.slotEntries[0], 3u | (1u | 1u << 2) << 16);
+    QCOMPARE(g.slotEntries[1], 7u | (1u | 1u << 15) << 16);
+    QCOMPARE(g.slotEntries[2], 9u | (1u << 15) << 16);
+    QCOMPARE(g.slotEntries[3], 5u | 1u << 16);
+    // A slot's weights start at its first gradient float / 3, one per vertex in the order of its x run.
+    QCOMPARE(g.blockData[1], 15u);
+    const std::vector<float> expected = {0.75f, 1.0f, 0.0f, 0.4f, 0.6f, 0.5f};
+    QCOMPARE(std::vector<float>(g.slotWeights.begin(), g.slotWeights.begin() + 6), expected);
+    QCOMPARE(g.slotWeights.size(), size_t(g.blockData[2]) / 3 + WeightGradients::kSlotGradientPadding);
 }
 
 void TestSkinning::morphThenSkinOrder()
@@ -1027,6 +1095,7 @@ void TestSkinning::methodKernelsMatchScalar()
         for (size_t v = 33; v < pj.size(); v += 1001)
             std::fill_n(pj.weights.begin() + ptrdiff_t(v) * k, k, 0.0f);
         pj.job.weights = pj.weights;
+        pj.replan();
     }
     pj.job.method = Method(method);
     if (!tangents)
@@ -1201,12 +1270,20 @@ void TestSkinning::jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan(
     none.blockData = {};
     none.slotEntries = {};
     none.slotGradients = {};
+    none.slotWeights = {};
+    none.blockFolded = {};
+    WeightGradientsView unfolded = planned.view(); // the plan without its weights: every block blends A first
+    unfolded.slotWeights = {};
+    unfolded.blockFolded = {};
+    // Every block of the sheet has its weighted joints in its slots: the folded path is what the planned view runs.
+    for (size_t b = 0; b < blocks; ++b)
+        QVERIFY2(planned.blockFolded[b] == 1, qPrintable(QString::number(b)));
     const size_t n = pj.size();
     Outputs ref(n, true);
     ref.attach(pj.job);
     runMethodKernel(pj.job, LinearKernel::Scalar);
     for (LinearKernel kernel : methodSimdKernels(Method::Jacobian))
-        for (const WeightGradientsView& view : {planned.view(), mixed.view(), none})
+        for (const WeightGradientsView& view : {planned.view(), mixed.view(), none, unfolded})
             for (const auto& [first, last] : {std::pair<size_t, size_t>{0, n}, {9, n - 7}}) {
                 pj.job.gradients = view;
                 pj.job.first = first;
@@ -1220,7 +1297,7 @@ void TestSkinning::jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan(
                     if (!matches(out, ref, v, &why))
                         QFAIL(qPrintable(QStringLiteral("%1, plan %2, [%3, %4): vertex %5: %6")
                                              .arg(QString::fromLatin1(linearKernelName(kernel).data()))
-                                             .arg(view.blockSlots.empty() ? "none" : view.blockSlots.data() == planned.blockSlots.data() ? "all" : "mixed")
+                                             .arg(view.blockSlots.empty() ? "none" : view.slotWeights.empty() ? "unfolded" : view.blockSlots.data() == planned.blockSlots.data() ? "all" : "mixed")
                                              .arg(first).arg(last).arg(v).arg(why)));
             }
     // A plan of another vertex count is refused.
@@ -1232,6 +1309,15 @@ void TestSkinning::jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan(
     WeightGradientsView noRuns = planned.view();
     noRuns.blockHalves = {};
     pj.job.gradients = noRuns;
+    QVERIFY(!pj.job.validate());
+    // And slot weights of another length, or without the blocks that may fold.
+    WeightGradientsView shortWeights = planned.view();
+    shortWeights.slotWeights = shortWeights.slotWeights.first(shortWeights.slotWeights.size() - 1);
+    pj.job.gradients = shortWeights;
+    QVERIFY(!pj.job.validate());
+    WeightGradientsView noFolded = planned.view();
+    noFolded.blockFolded = {};
+    pj.job.gradients = noFolded;
     QVERIFY(!pj.job.validate());
 }
 

@@ -48,7 +48,9 @@ void runMethodAvx512(const SkinJob& job, const PaletteMatrix* pal, const MethodT
                     job.gradients.blockSlots.empty() ? nullptr : job.gradients.blockSlots.data(),
                     job.gradients.blockData.data(),
                     job.gradients.slotEntries.data(),
-                    job.gradients.slotGradients.data()};
+                    job.gradients.slotGradients.data(),
+                    job.gradients.slotWeights.empty() ? nullptr : job.gradients.slotWeights.data(),
+                    job.gradients.slotWeights.empty() ? nullptr : job.gradients.blockFolded.data()};
     switch (job.method) {
     case Method::Cofactor: runBlocks<Method::Cofactor>(job, c, first, last); break;
     case Method::InverseTranspose: runBlocks<Method::InverseTranspose>(job, c, first, last); break;
