@@ -42,7 +42,9 @@ enum SkinFlag : uint8_t {
 /// Weight gradients for the jacobian method, CSR per vertex: for vertex v, entries [offsets[v], offsets[v+1])
 /// hold (palette joint, ∇w of that joint) for every joint whose weight varies around v (see weight_gradients.h).
 /// The same terms by blocks of 16 vertices (WeightGradients' block plan, read by the SIMD kernels) may come with them;
-/// empty: the kernels read the lists above.
+/// empty: the kernels read the lists above. Its slot weights (and blockFolded) must come from the job's own joints
+/// and weights (planGradientBlocks with them, as buildRuntime does): the AVX-512 kernel blends a folded block's A from
+/// them instead of from job.weights.
 struct WeightGradientsView {
     std::span<const uint32_t> offsets;
     std::span<const uint16_t> joints;
