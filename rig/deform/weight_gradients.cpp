@@ -133,16 +133,22 @@ void planGradientBlocks(WeightGradients& g, std::span<const uint16_t> joints, st
     uint16_t joint[WeightGradients::kMaxSlotsPerBlock];
     uint16_t mask[WeightGradients::kMaxSlotsPerBlock];
     uint32_t term[WeightGradients::kMaxSlotsPerBlock][kBlock];
+    size_t used = 0;
+    // The block's slot holding joint j, or `used` where none does.
+    auto slotOf = [&](uint16_t j) {
+        size_t s = 0;
+        while (s < used && joint[s] != j)
+            ++s;
+        return s;
+    };
     for (size_t b = 0; b < blocks; ++b) {
         const size_t v0 = b * kBlock, v1 = std::min(n, v0 + kBlock);
-        size_t used = 0;
+        used = 0;
         bool planned = true;
         for (size_t v = v0; v < v1 && planned; ++v) {
             const uint16_t bit = uint16_t(1u << (v - v0));
             for (uint32_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
-                size_t s = 0;
-                while (s < used && joint[s] != g.joints[e])
-                    ++s;
+                const size_t s = slotOf(g.joints[e]);
                 if (s == used) {
                     if (used == WeightGradients::kMaxSlotsPerBlock) {
                         planned = false;
@@ -202,9 +208,7 @@ void planGradientBlocks(WeightGradients& g, std::span<const uint16_t> joints, st
                     for (size_t i = 0; i < k && covered; ++i) {
                         if (weights[k * v + i] == 0.0f)
                             continue;
-                        size_t s = 0;
-                        while (s < used && joint[s] != joints[k * v + i])
-                            ++s;
+                        const size_t s = slotOf(joints[k * v + i]);
                         covered = s < used && (mask[s] >> (v - v0) & 1u);
                     }
                 g.blockFolded[b] = covered ? 1 : 0;

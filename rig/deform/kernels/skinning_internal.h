@@ -68,6 +68,12 @@ template <int K>
 /// (a prefetch does not fault). b + 1 must be a block of the plan (blockSlots and blockData have blocks + 1 entries).
 inline constexpr int kGradientPrefetchLines = 16;
 
+/// Bytes of a block's slot weights (WeightGradients::slotWeights, one float per gradient triple) the AVX-512 jacobian's
+/// folded blocks prefetch ahead: a third of kGradientPrefetchLines' 1 KB of gradients, rounded up to whole lines — the
+/// benchmark rig's 100k plan holds ~295 bytes a block (9.3 slots of ~8 vertices). Fixed, like the gradients' lines, so
+/// the loop unrolls into five prefetches with no branch on the block's own size.
+inline constexpr size_t kSlotWeightPrefetchBytes = 5 * 64;
+
 template <int Count = kGradientPrefetchLines>
 [[gnu::always_inline]] inline void prefetchGradientBlock(const uint32_t* blockSlots, const uint32_t* blockData,
                                                          const uint32_t* slotEntries, const float* slotGradients,

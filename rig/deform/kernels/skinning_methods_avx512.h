@@ -798,7 +798,7 @@ inline void run(const SkinJob& job, const Context& c, size_t first, size_t last)
                     if (c.blockSlots) {
                         prefetchGradientBlock(c.blockSlots, c.blockData, c.slotEntries, c.slotGradients, v / 16 + kPrefetchBlocks);
                         if (c.slotWeights)
-                            prefetchLines(c.slotWeights + c.blockData[v / 16 + kPrefetchBlocks] / 3, 320);
+                            prefetchLines(c.slotWeights + c.blockData[v / 16 + kPrefetchBlocks] / 3, kSlotWeightPrefetchBytes);
                     }
             }
             BlockOut o;
