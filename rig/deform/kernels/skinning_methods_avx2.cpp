@@ -683,7 +683,14 @@ RS_INLINE HalfSlots halfSlots(const WeightGradientsView& g, size_t b, int half)
 /// [s0, s1) and their gradients from d: halfSlots), one vertex per lane as the AVX-512 kernel's jacobianBlockSoa:
 /// A blended per pair and transposed; per slot, q = M_j p for the eight (zero in the lanes of the vertices that do
 /// not list the joint) and J's columns gain q ∇w_j[c], the gradients placed in their lanes by one permute each.
-template <int K, bool kPositions, bool kTangents>
+///
+/// Folded (kFold: WeightGradients::blockFolded, the block's slots hold every weighted joint of its vertices), A is not
+/// blended per pair: each slot also adds w_j R_j to J's columns and w_j q to the position, the weights from
+/// slotWeights (one float per gradient triple, so a slot's weights start at its gradients' offset / 3) placed like the
+/// gradients — no blend, no transposes, no joint or weight loads. A's terms are then summed in slot order, interleaved
+/// with the gradient terms, where the scalar path sums A per influence first: the same terms, rounded in another order,
+/// as the AVX-512 kernel's folded blocks.
+template <int K, bool kPositions, bool kTangents, bool kFold>
 RS_INLINE Block8 jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, const float* inT, size_t v, size_t last,
                                 int half, HalfSlots h)
 {
@@ -694,15 +701,26 @@ RS_INLINE Block8 jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, co
     const float* inP = reinterpret_cast<const float*>(job.positions.data());
     const float* inN = reinterpret_cast<const float*>(job.normals.data());
     const uint32_t* slots = job.gradients.slotEntries.data();
-    Pair34 a[4];
-    for (int p = 0; p < 4; ++p)
-        a[p] = blendPair<K>(pal, j + 2 * K * p, w + 2 * K * p);
-    Soa8 col[3] = {columnSoa(a[0].c0, a[1].c0, a[2].c0, a[3].c0), columnSoa(a[0].c1, a[1].c1, a[2].c1, a[3].c1),
-                   columnSoa(a[0].c2, a[1].c2, a[2].c2, a[3].c2)};
+    Soa8 col[3];
     const Soa8 p = load3x8(inP, v, last);
     Block8 r{};
-    if constexpr (kPositions)
-        r.pos = combine(col[0], col[1], col[2], p) + columnSoa(a[0].t, a[1].t, a[2].t, a[3].t);
+    [[maybe_unused]] const float* dw = nullptr; // the slot's weights (folded)
+    if constexpr (kFold) {
+        const __m256 zero = _mm256_setzero_ps();
+        for (Soa8& x : col)
+            x = {zero, zero, zero};
+        r.pos = {zero, zero, zero};
+        dw = job.gradients.slotWeights.data() + (d - job.gradients.slotGradients.data()) / 3;
+    } else {
+        Pair34 a[4];
+        for (int p = 0; p < 4; ++p)
+            a[p] = blendPair<K>(pal, j + 2 * K * p, w + 2 * K * p);
+        col[0] = columnSoa(a[0].c0, a[1].c0, a[2].c0, a[3].c0);
+        col[1] = columnSoa(a[0].c1, a[1].c1, a[2].c1, a[3].c1);
+        col[2] = columnSoa(a[0].c2, a[1].c2, a[2].c2, a[3].c2);
+        if constexpr (kPositions)
+            r.pos = combine(col[0], col[1], col[2], p) + columnSoa(a[0].t, a[1].t, a[2].t, a[3].t);
+    }
     for (uint32_t s = s0; s < s1; ++s) {
         const uint32_t slot = slots[s];
         const uint32_t vertices = slot >> 16;
@@ -721,6 +739,17 @@ RS_INLINE Block8 jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, co
         };
         const Soa8 q{row(0), row(1), row(2)}; // zero outside the slot's vertices: their gradients there are others'
         const __m256i place = _mm256_load_si256(reinterpret_cast<const __m256i*>(kHalfMasks.place[mine]));
+        if constexpr (kFold) {
+            const __m256 wj = _mm256_and_ps(member, _mm256_permutevar8x32_ps(
+                                                        _mm256_loadu_ps(dw + (half ? __builtin_popcount(vertices & 0xFFu) : 0)), place));
+            dw += count;
+            for (int i = 0; i < 3; ++i)
+                col[i] = {_mm256_fmadd_ps(_mm256_broadcast_ss(m + 4 * i), wj, col[i].x),
+                          _mm256_fmadd_ps(_mm256_broadcast_ss(m + 4 * i + 1), wj, col[i].y),
+                          _mm256_fmadd_ps(_mm256_broadcast_ss(m + 4 * i + 2), wj, col[i].z)};
+            if constexpr (kPositions)
+                r.pos = {_mm256_fmadd_ps(q.x, wj, r.pos.x), _mm256_fmadd_ps(q.y, wj, r.pos.y), _mm256_fmadd_ps(q.z, wj, r.pos.z)};
+        }
         for (int i = 0; i < 3; ++i) {
             const __m256 gi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(g + i * count), place);
             col[i] = {_mm256_fmadd_ps(q.x, gi, col[i].x), _mm256_fmadd_ps(q.y, gi, col[i].y), _mm256_fmadd_ps(q.z, gi, col[i].z)};
@@ -751,6 +780,8 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
     const uint32_t* blockData = job.gradients.blockData.data();
     const float* slotGradients = job.gradients.slotGradients.data();
     const uint32_t* halves = job.gradients.blockHalves.data();
+    const uint8_t* folded = job.gradients.blockFolded.empty() ? nullptr : job.gradients.blockFolded.data();
+    const float* slotWeights = job.gradients.slotWeights.empty() ? nullptr : job.gradients.slotWeights.data();
     const size_t blocks = job.gradients.blockSlots.size() - 1;
     for (; v + 9 <= last; v += 8) {
         const size_t b = v / 16;
@@ -759,11 +790,15 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
         prefetchInputs<K>(joints, weights, inP, inN, inT, start, v, last);
         const int half = int(v / 8 % 2);
         constexpr int kHalfLines = kGradientPrefetchLines / 2;
-        if (b + kPrefetchBlocks < blocks)
+        if (b + kPrefetchBlocks < blocks) {
             prefetchGradientBlock<kHalfLines>(plan, blockData, job.gradients.slotEntries.data(), slotGradients,
                                               b + kPrefetchBlocks, kHalfLines * half);
+            if (slotWeights && half == 0)
+                prefetchLines(slotWeights + blockData[b + kPrefetchBlocks] / 3, kSlotWeightPrefetchBytes);
+        }
         const HalfSlots h = halfSlots(plan, halves, blockData, slotGradients, b, half);
-        const Block8 r = jacobianBlock8<K, kPositions, kTangents>(job, pal, inT, v, last, half, h);
+        const Block8 r = folded && folded[b] ? jacobianBlock8<K, kPositions, kTangents, true>(job, pal, inT, v, last, half, h)
+                                             : jacobianBlock8<K, kPositions, kTangents, false>(job, pal, inT, v, last, half, h);
         storeBlock8<kPositions, kTangents>(outP, outN, outT, v, r);
     }
     return v;
@@ -921,8 +956,11 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
             // The range's last block: positions computed whether or not they are written.
             const int half = int(v / 8 % 2);
             const HalfSlots h = halfSlots(job.gradients, b, half);
-            const Block8 r = tangents ? jacobianBlock8<K, true, true>(job, pal, inT, v, last, half, h)
-                                      : jacobianBlock8<K, true, false>(job, pal, inT, v, last, half, h);
+            const bool fold = !job.gradients.blockFolded.empty() && job.gradients.blockFolded[b];
+            const Block8 r = tangents ? (fold ? jacobianBlock8<K, true, true, true>(job, pal, inT, v, last, half, h)
+                                              : jacobianBlock8<K, true, true, false>(job, pal, inT, v, last, half, h))
+                                      : (fold ? jacobianBlock8<K, true, false, true>(job, pal, inT, v, last, half, h)
+                                              : jacobianBlock8<K, true, false, false>(job, pal, inT, v, last, half, h));
             const uint8_t flags[8] = {SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone,
                                       SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone};
             writeBlock8(out, v, r.pos, r.n, r.tan, r.tRaw, flags);
