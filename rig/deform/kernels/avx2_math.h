@@ -162,4 +162,40 @@ RS_INLINE void prefetchInputs(const uint16_t* joints, const float* weights, cons
         prefetchInputs16<K>(joints, weights, p, n, t, u);
 }
 
+/// The AVX2 loops' output arrays whose lines they fetch for writing ahead of their stores (prefetchOutputs): the
+/// job's outputs where they pass kStreamingOutputBytes (they cannot stay in the caches, so each store's
+/// read-for-ownership goes to L3 or memory), none otherwise (there the lines are mostly in L2 and the prefetches
+/// cost more than they save). The AVX-512 kernels stream such jobs instead; 32-byte non-temporal stores were slower
+/// here (BENCHMARKS.md). Null: not written, or not prefetched.
+struct OutputsAhead {
+    float* p = nullptr;
+    float* n = nullptr;
+    float* t = nullptr;
+    bool any() const { return p || n || t; }
+};
+
+RS_INLINE OutputsAhead outputsAhead(size_t vertices, float* p, float* n, float* t)
+{
+    const size_t bytes = vertices * ((p ? 12 : 0) + (n ? 12 : 0) + (t ? 16 : 0));
+    if (bytes < kStreamingOutputBytes)
+        return {};
+    return {p, n, t};
+}
+
+/// The output lines of the 16 vertices kPrefetchBlocks blocks ahead of v fetched for writing, at the points where
+/// prefetchInputs fetches their inputs (once every 16 vertices of a loop that started at `first`); nothing past
+/// `last`, so nothing of another thread's range.
+RS_INLINE void prefetchOutputs(const OutputsAhead& o, size_t first, size_t v, size_t last)
+{
+    const size_t u = v + 16 * kPrefetchBlocks;
+    if (!o.any() || ((v - first) & 15) != 0 || u + 16 > last)
+        return;
+    if (o.p)
+        prefetchLinesForWrite(o.p + 3 * u, 16 * 12);
+    if (o.n)
+        prefetchLinesForWrite(o.n + 3 * u, 16 * 12);
+    if (o.t)
+        prefetchLinesForWrite(o.t + 4 * u, 16 * 16);
+}
+
 } // namespace rig::detail::avx2

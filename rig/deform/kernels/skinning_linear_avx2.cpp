@@ -107,8 +107,10 @@ void run(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last
         if constexpr (kTangents)
             _mm256_storeu_ps(outT + 4 * v, _mm256_blend_ps(tan, tIn, 0x88)); // w copied
     };
+    const avx2::OutputsAhead ahead = avx2::outputsAhead(job.positions.size(), outP, outN, outT);
     for (; v + 5 <= last; v += 4) { // two pairs an iteration: the prefetch test and the loop's bookkeeping once
         avx2::prefetchInputs<K>(joints, weights, inP, inN, inT, first, v, last);
+        avx2::prefetchOutputs(ahead, first, v, last);
         pair(v);
         pair(v + 2);
     }

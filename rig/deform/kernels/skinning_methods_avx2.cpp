@@ -153,9 +153,11 @@ __attribute__((noinline)) size_t runPairs(const SkinJob& job, const PaletteMatri
     const float* inN = reinterpret_cast<const float*>(job.normals.data());
     const __m256 zero = _mm256_setzero_ps();
     const __m256 keep3 = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
+    const OutputsAhead ahead = outputsAhead(job.positions.size(), out.p, out.n, out.t);
     size_t v = first;
     for (; v + 2 <= last; v += 2) {
         prefetchInputs<K>(joints, weights, inP, inN, out.inT, first, v, last);
+        prefetchOutputs(ahead, first, v, last);
         const uint16_t* j = joints + K * v;
         const float* w = weights + K * v;
         Pair34 a, it;
@@ -251,9 +253,11 @@ __attribute__((noinline)) size_t blendInverseTransposePairs(const SkinJob& job, 
         if constexpr (kTangents)
             _mm256_storeu_ps(outT + 4 * v, _mm256_blend_ps(tan, tRaw, 0x88));
     };
+    const OutputsAhead ahead = outputsAhead(job.positions.size(), kPositions ? outP : nullptr, outN, kTangents ? outT : nullptr);
     size_t v = first;
     for (; v + 5 <= last; v += 4) { // two pairs an iteration: half the loop's and the prefetch test's instructions
         prefetchInputs<K>(joints, weights, inP, inN, inT, first, v, last);
+        prefetchOutputs(ahead, first, v, last);
         pair(v);
         pair(v + 2);
     }
@@ -424,6 +428,7 @@ __attribute__((noinline)) size_t cofactorBlocks8(const SkinJob& job, const Palet
     const __m256 zero = _mm256_setzero_ps();
     constexpr int kRun = 4; // blocks blended before their math
     Pair34 blends[4 * kRun];
+    const OutputsAhead ahead = outputsAhead(job.positions.size(), out.p, out.n, out.t);
     size_t v = first;
     size_t runStart = first, runEnd = first;
     for (; v + 8 <= last; v += 8) {
@@ -435,6 +440,7 @@ __attribute__((noinline)) size_t cofactorBlocks8(const SkinJob& job, const Palet
             runEnd = v + 8 * blocks;
         }
         prefetchInputs<K>(joints, weights, inP, inN, out.inT, first, v, last);
+        prefetchOutputs(ahead, first, v, last);
         const Pair34* a = blends + (v - runStart) / 2;
         const Soa8 c0 = columnSoa(a[0].c0, a[1].c0, a[2].c0, a[3].c0);
         const Soa8 c1 = columnSoa(a[0].c1, a[1].c1, a[2].c1, a[3].c1);
@@ -620,8 +626,10 @@ __attribute__((noinline)) size_t dualQuaternionBlocks(const SkinJob& job, const 
     const float* inP = reinterpret_cast<const float*>(job.positions.data());
     const float* inN = reinterpret_cast<const float*>(job.normals.data());
     const bool flaggedJoints = tables.anySingular || tables.anyMirrored;
+    const OutputsAhead ahead = outputsAhead(job.positions.size(), kPositions ? outP : nullptr, outN, kTangents ? outT : nullptr);
     for (; v + 9 <= last; v += 8) {
         prefetchInputs<K>(joints, weights, inP, inN, inT, first, v, last);
+        prefetchOutputs(ahead, first, v, last);
         if (flaggedJoints && dqFallback<K>(tables, joints, weights, v, 8))
             break;
         Block8 r;
@@ -783,11 +791,13 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
     const uint8_t* folded = job.gradients.blockFolded.empty() ? nullptr : job.gradients.blockFolded.data();
     const float* slotWeights = job.gradients.slotWeights.empty() ? nullptr : job.gradients.slotWeights.data();
     const size_t blocks = job.gradients.blockSlots.size() - 1;
+    const OutputsAhead ahead = outputsAhead(job.positions.size(), kPositions ? outP : nullptr, outN, kTangents ? outT : nullptr);
     for (; v + 9 <= last; v += 8) {
         const size_t b = v / 16;
         if (plan[b] & WeightGradients::kUnplanned)
             break;
         prefetchInputs<K>(joints, weights, inP, inN, inT, start, v, last);
+        prefetchOutputs(ahead, start, v, last);
         const int half = int(v / 8 % 2);
         constexpr int kHalfLines = kGradientPrefetchLines / 2;
         if (b + kPrefetchBlocks < blocks) {
