@@ -745,19 +745,31 @@ RS_INLINE Block8 jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, co
                                                                          _mm256_fmadd_ps(_mm256_broadcast_ss(m + r), p.x,
                                                                                          _mm256_broadcast_ss(m + 12 + r)))));
         };
-        const Soa8 q{row(0), row(1), row(2)}; // zero outside the slot's vertices: their gradients there are others'
         const __m256i place = _mm256_load_si256(reinterpret_cast<const __m256i*>(kHalfMasks.place[mine]));
         if constexpr (kFold) {
             const __m256 wj = _mm256_and_ps(member, _mm256_permutevar8x32_ps(
                                                         _mm256_loadu_ps(dw + (half ? __builtin_popcount(vertices & 0xFFu) : 0)), place));
             dw += count;
-            for (int i = 0; i < 3; ++i)
-                col[i] = {_mm256_fmadd_ps(_mm256_broadcast_ss(m + 4 * i), wj, col[i].x),
-                          _mm256_fmadd_ps(_mm256_broadcast_ss(m + 4 * i + 1), wj, col[i].y),
-                          _mm256_fmadd_ps(_mm256_broadcast_ss(m + 4 * i + 2), wj, col[i].z)};
-            if constexpr (kPositions)
-                r.pos = {_mm256_fmadd_ps(q.x, wj, r.pos.x), _mm256_fmadd_ps(q.y, wj, r.pos.y), _mm256_fmadd_ps(q.z, wj, r.pos.z)};
+            // Row k of q and of J's columns at a time: twelve sums stay in registers with only q's row, the weight, the
+            // place and one operand beside them (with all of q live, GCC kept several of the sums on the stack: x1.05-1.07
+            // at 100k in one process). Each sum gets w_j R_j, then q ∇w_j, in the same order as before: the same bits.
+            for (int k = 0; k < 3; ++k) {
+                const __m256 qk = row(k); // zero outside the slot's vertices: their gradients there are others'
+                __m256* const ck[3] = {k == 0 ? &col[0].x : k == 1 ? &col[0].y : &col[0].z,
+                                       k == 0 ? &col[1].x : k == 1 ? &col[1].y : &col[1].z,
+                                       k == 0 ? &col[2].x : k == 1 ? &col[2].y : &col[2].z};
+                if constexpr (kPositions) {
+                    __m256& pk = k == 0 ? r.pos.x : k == 1 ? r.pos.y : r.pos.z;
+                    pk = _mm256_fmadd_ps(qk, wj, pk);
+                }
+                for (int i = 0; i < 3; ++i) {
+                    const __m256 gi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(g + i * count), place);
+                    *ck[i] = _mm256_fmadd_ps(qk, gi, _mm256_fmadd_ps(_mm256_broadcast_ss(m + 4 * i + k), wj, *ck[i]));
+                }
+            }
+            continue;
         }
+        const Soa8 q{row(0), row(1), row(2)}; // zero outside the slot's vertices: their gradients there are others'
         for (int i = 0; i < 3; ++i) {
             const __m256 gi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(g + i * count), place);
             col[i] = {_mm256_fmadd_ps(q.x, gi, col[i].x), _mm256_fmadd_ps(q.y, gi, col[i].y), _mm256_fmadd_ps(q.z, gi, col[i].z)};
