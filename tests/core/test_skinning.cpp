@@ -230,6 +230,27 @@ QString rangeMismatch(const Outputs& out, const Outputs& ref, size_t n, size_t f
     return {};
 }
 
+// Runs `kernel` on pj's job (its method already set) over [first, last) into fresh outputs at `offset`, through
+// `run` (runMethodKernel, or runLinearKernel for the linear kernels): empty when rangeMismatch finds nothing against
+// ref, else what it found, named by kernel, method, offset and range.
+QString kernelRangeMismatch(PosedJob& pj, LinearKernel kernel, const Outputs& ref, size_t offset, size_t first, size_t last,
+                            void (*run)(const SkinJob&, LinearKernel) = runMethodKernel)
+{
+    const size_t n = pj.size();
+    Outputs out(n, true, offset);
+    out.attach(pj.job);
+    pj.job.first = first;
+    pj.job.last = last;
+    run(pj.job, kernel);
+    const QString bad = rangeMismatch(out, ref, n, first, last);
+    if (bad.isEmpty())
+        return {};
+    return QStringLiteral("%1 %2, offset %3, [%4, %5): %6")
+        .arg(QString::fromLatin1(linearKernelName(kernel).data()))
+        .arg(QString::fromLatin1(methodId(pj.job.method).data()))
+        .arg(offset).arg(first).arg(last).arg(bad);
+}
+
 struct SequentialScratch {
     std::vector<glm::vec3> normalSums, tangentSums, bitangentSums;
 };
@@ -1015,16 +1036,9 @@ void TestSkinning::linearKernelsWriteOnlyTheirRange()
     for (LinearKernel kernel : simdKernels())
         for (size_t offset : {size_t(0), size_t(1), size_t(2), size_t(3), size_t(5)})
             for (const auto& [first, last] : ranges) {
-                Outputs out(n, true, offset);
-                out.attach(pj.job);
-                pj.job.first = first;
-                pj.job.last = last;
-                runLinearKernel(pj.job, kernel);
-                const QString bad = rangeMismatch(out, ref, n, first, last);
+                const QString bad = kernelRangeMismatch(pj, kernel, ref, offset, first, last, runLinearKernel);
                 if (!bad.isEmpty())
-                    QFAIL(qPrintable(QStringLiteral("%1, offset %2, range [%3, %4): %5")
-                                         .arg(QString::fromLatin1(linearKernelName(kernel).data()))
-                                         .arg(offset).arg(first).arg(last).arg(bad)));
+                    QFAIL(qPrintable(bad));
             }
 }
 
@@ -1143,17 +1157,9 @@ void TestSkinning::methodKernelsWriteOnlyTheirRange()
             for (size_t offset : {size_t(0), size_t(1), size_t(3)})
                 for (const auto& [first, last] :
                      {std::pair<size_t, size_t>{0, n}, {0, 1}, {n - 1, n}, {5, 21}, {17, 18}, {3, 67}, {n - 33, n}, {16, 48}}) {
-                    Outputs out(n, true, offset);
-                    out.attach(pj.job);
-                    pj.job.first = first;
-                    pj.job.last = last;
-                    runMethodKernel(pj.job, kernel);
-                    const QString bad = rangeMismatch(out, ref, n, first, last);
+                    const QString bad = kernelRangeMismatch(pj, kernel, ref, offset, first, last);
                     if (!bad.isEmpty())
-                        QFAIL(qPrintable(QStringLiteral("%1 %2, offset %3, [%4, %5): %6")
-                                             .arg(QString::fromLatin1(linearKernelName(kernel).data()))
-                                             .arg(QString::fromLatin1(methodId(m).data()))
-                                             .arg(offset).arg(first).arg(last).arg(bad)));
+                        QFAIL(qPrintable(bad));
                 }
     }
 }
@@ -1180,17 +1186,9 @@ void TestSkinning::methodKernelsStreamLargeJobsIntoTheirRangeOnly()
                 for (LinearKernel kernel : {LinearKernel::Avx512, LinearKernel::Avx2}) {
                     if (!linearKernelAvailable(kernel))
                         continue;
-                    Outputs out(n, true, offset);
-                    out.attach(pj.job);
-                    pj.job.first = first;
-                    pj.job.last = last;
-                    runMethodKernel(pj.job, kernel);
-                    const QString bad = rangeMismatch(out, ref, n, first, last);
+                    const QString bad = kernelRangeMismatch(pj, kernel, ref, offset, first, last);
                     if (!bad.isEmpty())
-                        QFAIL(qPrintable(QStringLiteral("%1, %2, offset %3, [%4, %5): %6")
-                                             .arg(QString::fromLatin1(methodId(m).data()))
-                                             .arg(QString::fromLatin1(linearKernelName(kernel).data()))
-                                             .arg(offset).arg(first).arg(last).arg(bad)));
+                        QFAIL(qPrintable(bad));
                 }
             }
     }
