@@ -176,8 +176,7 @@ struct OutputsAhead {
 
 RS_INLINE OutputsAhead outputsAhead(size_t vertices, float* p, float* n, float* t)
 {
-    const size_t bytes = vertices * ((p ? 12 : 0) + (n ? 12 : 0) + (t ? 16 : 0));
-    if (bytes < kStreamingOutputBytes)
+    if (!outputsPassStreamingBytes(vertices, p, n, t))
         return {};
     return {p, n, t};
 }

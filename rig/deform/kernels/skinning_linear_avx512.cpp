@@ -234,8 +234,7 @@ template <int K>
 void runK(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last)
 {
     const bool tangents = !job.tangents.empty();
-    const size_t bytes = job.positions.size() * (tangents ? 40 : 24);
-    if (bytes >= kStreamingOutputBytes) {
+    if (outputsPassStreamingBytes(job.positions.size(), true, true, tangents)) {
         if (tangents)
             run<K, true, true>(job, pal, first, last);
         else
@@ -262,7 +261,7 @@ void runLinearAvx512(const SkinJob& job, const PaletteMatrix* pal, size_t first,
 
 void runPositionsAvx512(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last)
 {
-    const bool stream = job.positions.size() * 12 >= kStreamingOutputBytes;
+    const bool stream = outputsPassStreamingBytes(job.positions.size(), true, false, false);
     if (job.influencesPerVertex == 8)
         stream ? runPositions<8, true>(job, pal, first, last) : runPositions<8, false>(job, pal, first, last);
     else

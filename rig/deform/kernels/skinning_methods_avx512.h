@@ -781,7 +781,7 @@ private:
 template <Method M, int K, bool kTangents, bool kPositions>
 inline void run(const SkinJob& job, const Context& c, size_t first, size_t last)
 {
-    const bool stream = job.positions.size() * ((kPositions ? 12 : 0) + 12 + (kTangents ? 16 : 0)) >= kStreamingOutputBytes;
+    const bool stream = outputsPassStreamingBytes(job.positions.size(), kPositions, true, kTangents);
     size_t v = first;
     if constexpr (M == Method::Jacobian)
         if (c.blockSlots && v % 16 != 0) { // the plan's blocks start at multiples of 16: the few before, per vertex
