@@ -53,61 +53,77 @@ inline float angleOrUndefined(float ax, float ay, float az, float bx, float by, 
 /// instructions: one step after the other, the out-of-order core's schedulers fill with the waiting chain of one or
 /// two and the loop runs at its latency; interleaved in the program, four chains advance together (Zen 4: 200k angles
 /// 0.365 -> 0.281 ms with AVX2, 0.293 -> 0.228 with AVX-512; two interleaved gave 0.301 and 0.266).
-template <int K>
-__attribute__((target("avx2"), always_inline)) inline void anglesAvx2(const float* a, int sa, const float* b, int sb,
-                                                                       float* out)
+/// SA, SB0, SB1: the floats a vector of a, b0, b1 (3 or 4); SB1 = 0: b0 alone (b1, out1 unused), else a against both,
+/// a's components loaded and its length tested once for the two angles (two chains a step: K * 2 in all).
+template <int K, int SA, int SB0, int SB1>
+__attribute__((target("avx2"), always_inline)) inline void anglesAvx2(const float* a, const float* b0, const float* b1,
+                                                                       float* out0, float* out1)
 {
+    constexpr int NB = SB1 == 0 ? 1 : 2, C = K * NB; // chain k NB + j: step k against b_j
     const __m256 quarter = _mm256_set1_ps(0.25f), inf = _mm256_set1_ps(INFINITY);
     const __m256 signMask = _mm256_set1_ps(-0.0f);
-    __m256 defined[K], c[K], sn[K];
+    __m256 defined[C], c[C], sn[C];
 #pragma GCC unroll 4
     for (int k = 0; k < K; ++k) {
-        __m256 ax, ay, az, bx, by, bz;
-        detail::loadSoa8(a + 8 * k * size_t(sa), sa, ax, ay, az);
-        detail::loadSoa8(b + 8 * k * size_t(sb), sb, bx, by, bz);
+        __m256 ax, ay, az;
+        detail::loadSoa8(a + 8 * k * SA, SA, ax, ay, az);
         const __m256 la = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ax, ax), _mm256_mul_ps(ay, ay)), _mm256_mul_ps(az, az));
-        const __m256 lb = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(bx, bx), _mm256_mul_ps(by, by)), _mm256_mul_ps(bz, bz));
-        defined[k] = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(la, quarter, _CMP_GT_OQ), _mm256_cmp_ps(lb, quarter, _CMP_GT_OQ)),
-                                   _mm256_and_ps(_mm256_cmp_ps(la, inf, _CMP_LT_OQ), _mm256_cmp_ps(lb, inf, _CMP_LT_OQ)));
-        const __m256 cx = _mm256_sub_ps(_mm256_mul_ps(ay, bz), _mm256_mul_ps(az, by));
-        const __m256 cy = _mm256_sub_ps(_mm256_mul_ps(az, bx), _mm256_mul_ps(ax, bz));
-        const __m256 cz = _mm256_sub_ps(_mm256_mul_ps(ax, by), _mm256_mul_ps(ay, bx));
-        sn[k] = _mm256_sqrt_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(cx, cx), _mm256_mul_ps(cy, cy)), _mm256_mul_ps(cz, cz)));
-        c[k] = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ax, bx), _mm256_mul_ps(ay, by)), _mm256_mul_ps(az, bz));
+        const __m256 definedA = _mm256_and_ps(_mm256_cmp_ps(la, quarter, _CMP_GT_OQ), _mm256_cmp_ps(la, inf, _CMP_LT_OQ));
+#pragma GCC unroll 2
+        for (int j = 0; j < NB; ++j) {
+            const int i = k * NB + j;
+            __m256 bx, by, bz;
+            if (j == 0)
+                detail::loadSoa8(b0 + 8 * k * SB0, SB0, bx, by, bz);
+            else
+                detail::loadSoa8(b1 + 8 * k * SB1, SB1, bx, by, bz);
+            const __m256 lb = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(bx, bx), _mm256_mul_ps(by, by)), _mm256_mul_ps(bz, bz));
+            defined[i] = _mm256_and_ps(definedA, _mm256_and_ps(_mm256_cmp_ps(lb, quarter, _CMP_GT_OQ),
+                                                                _mm256_cmp_ps(lb, inf, _CMP_LT_OQ)));
+            const __m256 cx = _mm256_sub_ps(_mm256_mul_ps(ay, bz), _mm256_mul_ps(az, by));
+            const __m256 cy = _mm256_sub_ps(_mm256_mul_ps(az, bx), _mm256_mul_ps(ax, bz));
+            const __m256 cz = _mm256_sub_ps(_mm256_mul_ps(ax, by), _mm256_mul_ps(ay, bx));
+            sn[i] = _mm256_sqrt_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(cx, cx), _mm256_mul_ps(cy, cy)), _mm256_mul_ps(cz, cz)));
+            c[i] = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ax, bx), _mm256_mul_ps(ay, by)), _mm256_mul_ps(az, bz));
+        }
     }
-    __m256 ac[K], x[K], big[K];
+    __m256 ac[C], x[C], big[C];
 #pragma GCC unroll 4
-    for (int k = 0; k < K; ++k) {
-        ac[k] = _mm256_andnot_ps(signMask, c[k]);
-        const __m256 hi = _mm256_max_ps(_mm256_max_ps(sn[k], ac[k]), _mm256_set1_ps(1e-30f)), lo = _mm256_min_ps(sn[k], ac[k]);
-        big[k] = _mm256_cmp_ps(lo, _mm256_mul_ps(_mm256_set1_ps(0.41421356f), hi), _CMP_GT_OQ);
-        x[k] = _mm256_div_ps(_mm256_blendv_ps(lo, _mm256_sub_ps(lo, hi), big[k]), _mm256_blendv_ps(hi, _mm256_add_ps(lo, hi), big[k]));
+    for (int i = 0; i < C; ++i) {
+        ac[i] = _mm256_andnot_ps(signMask, c[i]);
+        const __m256 hi = _mm256_max_ps(_mm256_max_ps(sn[i], ac[i]), _mm256_set1_ps(1e-30f)), lo = _mm256_min_ps(sn[i], ac[i]);
+        big[i] = _mm256_cmp_ps(lo, _mm256_mul_ps(_mm256_set1_ps(0.41421356f), hi), _CMP_GT_OQ);
+        x[i] = _mm256_div_ps(_mm256_blendv_ps(lo, _mm256_sub_ps(lo, hi), big[i]), _mm256_blendv_ps(hi, _mm256_add_ps(lo, hi), big[i]));
     }
 #pragma GCC unroll 4
-    for (int k = 0; k < K; ++k) {
-        const __m256 z = _mm256_mul_ps(x[k], x[k]);
+    for (int i = 0; i < C; ++i) {
+        const __m256 z = _mm256_mul_ps(x[i], x[i]);
         __m256 p = _mm256_sub_ps(_mm256_mul_ps(_mm256_set1_ps(8.05374449538e-2f), z), _mm256_set1_ps(1.38776856032e-1f));
         p = _mm256_add_ps(_mm256_mul_ps(p, z), _mm256_set1_ps(1.99777106478e-1f));
         p = _mm256_sub_ps(_mm256_mul_ps(p, z), _mm256_set1_ps(3.33329491539e-1f));
-        p = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(p, z), x[k]), x[k]);
-        __m256 r = _mm256_add_ps(_mm256_and_ps(big[k], _mm256_set1_ps(0.78539816339744831f)), p);
-        r = _mm256_blendv_ps(r, _mm256_sub_ps(_mm256_set1_ps(1.5707963267948966f), r), _mm256_cmp_ps(sn[k], ac[k], _CMP_GT_OQ));
+        p = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(p, z), x[i]), x[i]);
+        __m256 r = _mm256_add_ps(_mm256_and_ps(big[i], _mm256_set1_ps(0.78539816339744831f)), p);
+        r = _mm256_blendv_ps(r, _mm256_sub_ps(_mm256_set1_ps(1.5707963267948966f), r), _mm256_cmp_ps(sn[i], ac[i], _CMP_GT_OQ));
         r = _mm256_blendv_ps(r, _mm256_sub_ps(_mm256_set1_ps(3.14159265358979323846f), r),
-                             _mm256_cmp_ps(c[k], _mm256_setzero_ps(), _CMP_LT_OQ));
-        _mm256_storeu_ps(out + 8 * k, _mm256_blendv_ps(_mm256_set1_ps(kUndefinedError),
-                                                       _mm256_mul_ps(r, _mm256_set1_ps(57.295779513082320876f)), defined[k]));
+                             _mm256_cmp_ps(c[i], _mm256_setzero_ps(), _CMP_LT_OQ));
+        float* out = (i % NB == 0 ? out0 : out1) + 8 * (i / NB);
+        _mm256_storeu_ps(out, _mm256_blendv_ps(_mm256_set1_ps(kUndefinedError),
+                                               _mm256_mul_ps(r, _mm256_set1_ps(57.295779513082320876f)), defined[i]));
     }
 }
 
-/// The angles of [0, n) with AVX2: thirty-two vertices a step (four interleaved), then eight at a time; returns where
-/// it stopped (the scalar loop does the rest).
-__attribute__((target("avx2"))) size_t errorsAvx2(const float* a, int sa, const float* b, int sb, float* out, size_t n)
+/// The angles of [0, n) with AVX2: four chains a step (thirty-two vertices against one array, sixteen against two),
+/// then eight vertices at a time; returns where it stopped (the scalar loop does the rest).
+template <int SA, int SB0, int SB1>
+__attribute__((target("avx2"))) size_t errorsAvx2(const float* a, const float* b0, const float* b1, float* out0, float* out1,
+                                                 size_t n)
 {
+    constexpr int K = SB1 == 0 ? 4 : 2;
     size_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        anglesAvx2<4>(a + i * size_t(sa), sa, b + i * size_t(sb), sb, out + i);
+    for (; i + 8 * K <= n; i += 8 * K)
+        anglesAvx2<K, SA, SB0, SB1>(a + i * SA, b0 + i * SB0, b1 + i * SB1, out0 + i, out1 + i);
     for (; i + 8 <= n; i += 8)
-        anglesAvx2<1>(a + i * size_t(sa), sa, b + i * size_t(sb), sb, out + i);
+        anglesAvx2<1, SA, SB0, SB1>(a + i * SA, b0 + i * SB0, b1 + i * SB1, out0 + i, out1 + i);
     return i;
 }
 
@@ -186,64 +202,78 @@ __attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void load
     }
 }
 
-/// Sixteen vertices a step with AVX-512, K steps interleaved: anglesAvx2's operations again, on SA- and SB-float
-/// vectors (loadSoa16; in transposed order where either is a 4-vector, the angles put back in order before the store).
-template <int K, int SA, int SB>
-__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void anglesAvx512(const float* a, const float* b, float* out)
+/// Sixteen vertices a step with AVX-512, K steps interleaved: anglesAvx2's operations again, against b0 alone or
+/// b0 and b1 (SB1 = 0 or not, as there), on 3- or 4-float vectors (loadSoa16; in transposed order where any is a
+/// 4-vector, the angles put back in order before the store).
+template <int K, int SA, int SB0, int SB1>
+__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void anglesAvx512(const float* a, const float* b0,
+                                                                                        const float* b1, float* out0,
+                                                                                        float* out1)
 {
-    constexpr bool kTransposed = SA == 4 || SB == 4;
+    constexpr int NB = SB1 == 0 ? 1 : 2, C = K * NB; // chain k NB + j: step k against b_j
+    constexpr bool kTransposed = SA == 4 || SB0 == 4 || SB1 == 4;
     const __m512 quarter = _mm512_set1_ps(0.25f), inf = _mm512_set1_ps(INFINITY);
-    __mmask16 defined[K], big[K];
-    __m512 c[K], sn[K], ac[K], x[K];
+    __mmask16 defined[C], big[C];
+    __m512 c[C], sn[C], ac[C], x[C];
 #pragma GCC unroll 4
     for (int k = 0; k < K; ++k) {
-        __m512 ax, ay, az, bx, by, bz;
+        __m512 ax, ay, az;
         loadSoa16<SA, kTransposed>(a + 16 * k * SA, ax, ay, az);
-        loadSoa16<SB, kTransposed>(b + 16 * k * SB, bx, by, bz);
         const __m512 la = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(ax, ax), _mm512_mul_ps(ay, ay)), _mm512_mul_ps(az, az));
-        const __m512 lb = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(bx, bx), _mm512_mul_ps(by, by)), _mm512_mul_ps(bz, bz));
-        defined[k] = _mm512_cmp_ps_mask(la, quarter, _CMP_GT_OQ) & _mm512_cmp_ps_mask(lb, quarter, _CMP_GT_OQ) &
-                     _mm512_cmp_ps_mask(la, inf, _CMP_LT_OQ) & _mm512_cmp_ps_mask(lb, inf, _CMP_LT_OQ);
-        const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(ay, bz), _mm512_mul_ps(az, by));
-        const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(az, bx), _mm512_mul_ps(ax, bz));
-        const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(ax, by), _mm512_mul_ps(ay, bx));
-        sn[k] = _mm512_sqrt_ps(_mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(cx, cx), _mm512_mul_ps(cy, cy)), _mm512_mul_ps(cz, cz)));
-        c[k] = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(ax, bx), _mm512_mul_ps(ay, by)), _mm512_mul_ps(az, bz));
+        const __mmask16 definedA = _mm512_cmp_ps_mask(la, quarter, _CMP_GT_OQ) & _mm512_cmp_ps_mask(la, inf, _CMP_LT_OQ);
+#pragma GCC unroll 2
+        for (int j = 0; j < NB; ++j) {
+            const int i = k * NB + j;
+            __m512 bx, by, bz;
+            if (j == 0)
+                loadSoa16<SB0, kTransposed>(b0 + 16 * k * SB0, bx, by, bz);
+            else
+                loadSoa16<SB1 == 0 ? SB0 : SB1, kTransposed>(b1 + 16 * k * SB1, bx, by, bz);
+            const __m512 lb = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(bx, bx), _mm512_mul_ps(by, by)), _mm512_mul_ps(bz, bz));
+            defined[i] = definedA & _mm512_cmp_ps_mask(lb, quarter, _CMP_GT_OQ) & _mm512_cmp_ps_mask(lb, inf, _CMP_LT_OQ);
+            const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(ay, bz), _mm512_mul_ps(az, by));
+            const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(az, bx), _mm512_mul_ps(ax, bz));
+            const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(ax, by), _mm512_mul_ps(ay, bx));
+            sn[i] = _mm512_sqrt_ps(_mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(cx, cx), _mm512_mul_ps(cy, cy)), _mm512_mul_ps(cz, cz)));
+            c[i] = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(ax, bx), _mm512_mul_ps(ay, by)), _mm512_mul_ps(az, bz));
+        }
     }
 #pragma GCC unroll 4
-    for (int k = 0; k < K; ++k) {
-        ac[k] = _mm512_abs_ps(c[k]);
-        const __m512 hi = _mm512_max_ps(_mm512_max_ps(sn[k], ac[k]), _mm512_set1_ps(1e-30f)), lo = _mm512_min_ps(sn[k], ac[k]);
-        big[k] = _mm512_cmp_ps_mask(lo, _mm512_mul_ps(_mm512_set1_ps(0.41421356f), hi), _CMP_GT_OQ);
-        x[k] = _mm512_div_ps(_mm512_mask_sub_ps(lo, big[k], lo, hi), _mm512_mask_add_ps(hi, big[k], lo, hi));
+    for (int i = 0; i < C; ++i) {
+        ac[i] = _mm512_abs_ps(c[i]);
+        const __m512 hi = _mm512_max_ps(_mm512_max_ps(sn[i], ac[i]), _mm512_set1_ps(1e-30f)), lo = _mm512_min_ps(sn[i], ac[i]);
+        big[i] = _mm512_cmp_ps_mask(lo, _mm512_mul_ps(_mm512_set1_ps(0.41421356f), hi), _CMP_GT_OQ);
+        x[i] = _mm512_div_ps(_mm512_mask_sub_ps(lo, big[i], lo, hi), _mm512_mask_add_ps(hi, big[i], lo, hi));
     }
 #pragma GCC unroll 4
-    for (int k = 0; k < K; ++k) {
-        const __m512 z = _mm512_mul_ps(x[k], x[k]);
+    for (int i = 0; i < C; ++i) {
+        const __m512 z = _mm512_mul_ps(x[i], x[i]);
         __m512 p = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(8.05374449538e-2f), z), _mm512_set1_ps(1.38776856032e-1f));
         p = _mm512_add_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(1.99777106478e-1f));
         p = _mm512_sub_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(3.33329491539e-1f));
-        p = _mm512_add_ps(_mm512_mul_ps(_mm512_mul_ps(p, z), x[k]), x[k]);
-        __m512 r = _mm512_add_ps(_mm512_maskz_mov_ps(big[k], _mm512_set1_ps(0.78539816339744831f)), p);
-        r = _mm512_mask_sub_ps(r, _mm512_cmp_ps_mask(sn[k], ac[k], _CMP_GT_OQ), _mm512_set1_ps(1.5707963267948966f), r);
-        r = _mm512_mask_sub_ps(r, _mm512_cmp_ps_mask(c[k], _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_set1_ps(3.14159265358979323846f), r);
-        __m512 deg = _mm512_mask_mul_ps(_mm512_set1_ps(kUndefinedError), defined[k], r, _mm512_set1_ps(57.295779513082320876f));
+        p = _mm512_add_ps(_mm512_mul_ps(_mm512_mul_ps(p, z), x[i]), x[i]);
+        __m512 r = _mm512_add_ps(_mm512_maskz_mov_ps(big[i], _mm512_set1_ps(0.78539816339744831f)), p);
+        r = _mm512_mask_sub_ps(r, _mm512_cmp_ps_mask(sn[i], ac[i], _CMP_GT_OQ), _mm512_set1_ps(1.5707963267948966f), r);
+        r = _mm512_mask_sub_ps(r, _mm512_cmp_ps_mask(c[i], _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_set1_ps(3.14159265358979323846f), r);
+        __m512 deg = _mm512_mask_mul_ps(_mm512_set1_ps(kUndefinedError), defined[i], r, _mm512_set1_ps(57.295779513082320876f));
         if constexpr (kTransposed) // the transpose is its own inverse: lane i of the store is lane soaVector(true, i)
             deg = _mm512_permutexvar_ps(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), deg);
-        _mm512_storeu_ps(out + 16 * k, deg);
+        _mm512_storeu_ps((i % NB == 0 ? out0 : out1) + 16 * (i / NB), deg);
     }
 }
 
-/// errorsAvx2's loop with AVX-512 on SA- and SB-float vectors: four sixteen-vertex steps interleaved, then one at a
-/// time; returns where it stopped.
-template <int SA, int SB>
-__attribute__((target("avx512f,avx512dq,avx2"))) size_t errorsAvx512(const float* a, const float* b, float* out, size_t n)
+/// errorsAvx2's loop with AVX-512: four chains a step (sixty-four vertices against one array, thirty-two against two),
+/// then sixteen vertices at a time; returns where it stopped.
+template <int SA, int SB0, int SB1>
+__attribute__((target("avx512f,avx512dq,avx2"))) size_t errorsAvx512(const float* a, const float* b0, const float* b1,
+                                                                    float* out0, float* out1, size_t n)
 {
+    constexpr int K = SB1 == 0 ? 4 : 2;
     size_t i = 0;
-    for (; i + 64 <= n; i += 64)
-        anglesAvx512<4, SA, SB>(a + i * SA, b + i * SB, out + i);
+    for (; i + 16 * K <= n; i += 16 * K)
+        anglesAvx512<K, SA, SB0, SB1>(a + i * SA, b0 + i * SB0, b1 + i * SB1, out0 + i, out1 + i);
     for (; i + 16 <= n; i += 16)
-        anglesAvx512<1, SA, SB>(a + i * SA, b + i * SB, out + i);
+        anglesAvx512<1, SA, SB0, SB1>(a + i * SA, b0 + i * SB0, b1 + i * SB1, out0 + i, out1 + i);
     return i;
 }
 
@@ -511,37 +541,64 @@ __attribute__((target("avx512f,avx512dq,avx2"))) size_t mismatchesAvx512(const f
 
 #pragma GCC diagnostic pop
 
-/// The loop over strides of SA / SB floats (3: vec3, 4: vec4): AVX-512 and AVX2 where the CPU has them, the scalar
-/// form for the rest (and everywhere else), bit-identical (the same IEEE operations in the same order; the file is
-/// compiled without FMA contraction).
+/// The loop over strides of SA / SB0 / SB1 floats (3: vec3, 4: vec4; SB1 = 0: against b0 alone): AVX-512 and AVX2
+/// where the CPU has them, the scalar form for the rest (and everywhere else), bit-identical (the same IEEE operations
+/// in the same order; the file is compiled without FMA contraction). Against b0 alone, b1 and out1 are b0 and out0.
+template <int SA, int SB0, int SB1>
+void errorsLoop(const float* a, const float* b0, const float* b1, float* out0, float* out1, size_t n)
+{
+    size_t i = cpuHasAvx512() ? errorsAvx512<SA, SB0, SB1>(a, b0, b1, out0, out1, n) : 0;
+    if (cpuHasAvx2())
+        i += errorsAvx2<SA, SB0, SB1>(a + SA * i, b0 + SB0 * i, b1 + SB1 * i, out0 + i, out1 + i, n - i);
+    for (; i < n; ++i) {
+        const float ax = a[SA * i], ay = a[SA * i + 1], az = a[SA * i + 2];
+        out0[i] = angleOrUndefined(ax, ay, az, b0[SB0 * i], b0[SB0 * i + 1], b0[SB0 * i + 2]);
+        if constexpr (SB1 != 0)
+            out1[i] = angleOrUndefined(ax, ay, az, b1[SB1 * i], b1[SB1 * i + 1], b1[SB1 * i + 2]);
+    }
+}
+
 template <int SA, int SB>
 void errorsLoop(const float* a, const float* b, float* out, size_t n)
 {
-    size_t i = cpuHasAvx512() ? errorsAvx512<SA, SB>(a, b, out, n) : 0;
-    if (cpuHasAvx2())
-        i += errorsAvx2(a + SA * i, SA, b + SB * i, SB, out + i, n - i);
-    for (; i < n; ++i)
-        out[i] = angleOrUndefined(a[SA * i], a[SA * i + 1], a[SA * i + 2], b[SB * i], b[SB * i + 1], b[SB * i + 2]);
+    errorsLoop<SA, SB, 0>(a, b, b, out, out, n);
 }
+
+const float* floats(std::span<const glm::vec3> v) { return reinterpret_cast<const float*>(v.data()); }
+const float* floats(std::span<const glm::vec4> v) { return reinterpret_cast<const float*>(v.data()); }
 
 } // namespace
 
 void angularErrors(std::span<const glm::vec3> a, std::span<const glm::vec3> b, std::span<float> errors)
 {
     assert(a.size() == b.size() && a.size() == errors.size());
-    errorsLoop<3, 3>(reinterpret_cast<const float*>(a.data()), reinterpret_cast<const float*>(b.data()), errors.data(), errors.size());
+    errorsLoop<3, 3>(floats(a), floats(b), errors.data(), errors.size());
 }
 
 void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec4> b, std::span<float> errors)
 {
     assert(a.size() == b.size() && a.size() == errors.size());
-    errorsLoop<4, 4>(reinterpret_cast<const float*>(a.data()), reinterpret_cast<const float*>(b.data()), errors.data(), errors.size());
+    errorsLoop<4, 4>(floats(a), floats(b), errors.data(), errors.size());
 }
 
 void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec3> b, std::span<float> errors)
 {
     assert(a.size() == b.size() && a.size() == errors.size());
-    errorsLoop<4, 3>(reinterpret_cast<const float*>(a.data()), reinterpret_cast<const float*>(b.data()), errors.data(), errors.size());
+    errorsLoop<4, 3>(floats(a), floats(b), errors.data(), errors.size());
+}
+
+void angularErrors(std::span<const glm::vec3> a, std::span<const glm::vec3> b, std::span<float> errorsB,
+                   std::span<const glm::vec3> c, std::span<float> errorsC)
+{
+    assert(a.size() == b.size() && a.size() == errorsB.size() && a.size() == c.size() && a.size() == errorsC.size());
+    errorsLoop<3, 3, 3>(floats(a), floats(b), floats(c), errorsB.data(), errorsC.data(), a.size());
+}
+
+void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec4> b, std::span<float> errorsB,
+                   std::span<const glm::vec3> c, std::span<float> errorsC)
+{
+    assert(a.size() == b.size() && a.size() == errorsB.size() && a.size() == c.size() && a.size() == errorsC.size());
+    errorsLoop<4, 4, 3>(floats(a), floats(b), floats(c), errorsB.data(), errorsC.data(), a.size());
 }
 
 size_t handednessMismatches(std::span<const glm::vec4> a, std::span<const glm::vec4> b)

@@ -21,6 +21,12 @@ void angularErrors(std::span<const glm::vec3> a, std::span<const glm::vec3> b, s
 /// Same for the xyz of tangents.
 void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec4> b, std::span<float> errors);
 void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec3> b, std::span<float> errors);
+/// angularErrors(a, b, errorsB) and angularErrors(a, c, errorsC), the same bits, in one pass: a's components are loaded
+/// and its length tested once for both (a method's directions against the reference and the carried reference).
+void angularErrors(std::span<const glm::vec3> a, std::span<const glm::vec3> b, std::span<float> errorsB,
+                   std::span<const glm::vec3> c, std::span<float> errorsC);
+void angularErrors(std::span<const glm::vec4> a, std::span<const glm::vec4> b, std::span<float> errorsB,
+                   std::span<const glm::vec3> c, std::span<float> errorsC);
 
 /// How many of the pairs (a[v], b[v]) have both tangents defined (isDefined of their xyz) and opposite handedness (the
 /// sign of w). Vectorised like angularErrors. The spans hold the same count.

@@ -356,17 +356,19 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
                 } else if (framesOnly(method)) {
                     runPart(jobs[size_t(method)], b, e);
                 }
-                // Against the reference rebuilt now, and against the one carried from the bind pose (step 3).
-                angularErrors(part(frames.normals), part(surface.referenceNormals), part(frames.normalErrorDeg));
-                angularErrors(part(frames.normals), part(surface.carriedNormals), part(frames.skinningNormalErrorDeg));
-                if (tangents)
-                    angularErrors(part(frames.tangents), part(surface.referenceTangents), part(frames.tangentErrorDeg));
-                else
-                    std::ranges::fill(part(frames.tangentErrorDeg), kUndefinedError);
-                if (tangents && surface.carriedTangents.size() == n)
-                    angularErrors(part(frames.tangents), part(surface.carriedTangents), part(frames.skinningTangentErrorDeg));
-                else
+                // Against the reference rebuilt now and the one carried from the bind pose (step 3), in one pass.
+                angularErrors(part(frames.normals), part(surface.referenceNormals), part(frames.normalErrorDeg),
+                              part(surface.carriedNormals), part(frames.skinningNormalErrorDeg));
+                if (tangents && surface.carriedTangents.size() == n) {
+                    angularErrors(part(frames.tangents), part(surface.referenceTangents), part(frames.tangentErrorDeg),
+                                  part(surface.carriedTangents), part(frames.skinningTangentErrorDeg));
+                } else {
+                    if (tangents)
+                        angularErrors(part(frames.tangents), part(surface.referenceTangents), part(frames.tangentErrorDeg));
+                    else
+                        std::ranges::fill(part(frames.tangentErrorDeg), kUndefinedError);
                     std::ranges::fill(part(frames.skinningTangentErrorDeg), kUndefinedError);
+                }
                 const VertexCounts c = countVertices(frames, surface, b, e);
                 auto& sum = sums[size_t(method)];
                 sum[0].fetch_add(c.dqFallback, std::memory_order_relaxed);

@@ -48,6 +48,7 @@ private slots:
     void statsNearestRankAndHistogram();
     void angularErrorsMatchDoublePrecision();
     void angularErrorsAreTheSameBitsOnEveryPath();
+    void angularErrorPairsAreTheBitsOfTwoSingleCalls();
     void carriedReferenceRotatesByTheFrameChangeOnEveryPath();
     void p95IsTheNearestRankOfLargeSets();
     void histogramBinsMatchADirectCountAtEveryBoundary();
@@ -267,6 +268,62 @@ void TestReference::angularErrorsAreTheSameBitsOnEveryPath()
     angularErrors(a, b, e3);
     angularErrors(a4, b4, e4);
     QVERIFY(std::memcmp(e3.data(), e4.data(), n * sizeof(float)) == 0);
+}
+
+void TestReference::angularErrorPairsAreTheBitsOfTwoSingleCalls()
+{
+    // The two-reference form (a against b and against c in one pass) must give what two single calls give, bit for
+    // bit, on every path: 4155 = 129 * 32 + 3 * 16 + 8 + 3 = 259 * 16 + 8 + 3 runs the AVX-512 pair loop (2 x 16
+    // interleaved), its 16-wide remainder, AVX2's pair loop (2 x 8) and 8-wide remainder, and the scalar tail. Undefined
+    // directions in a (both angles undefined), in b only and in c only, in each loop's range; the angles to b and to c
+    // differ (a swapped output would show), and the vec4 tangents carry a w the angles must ignore.
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    const size_t n = 4155;
+    std::vector<glm::vec3> a(n), b(n), c(n);
+    std::vector<glm::vec4> a4(n), b4(n);
+    for (size_t i = 0; i < n; ++i) {
+        a[i] = glm::normalize(glm::vec3(u(rng), u(rng), u(rng)));
+        b[i] = glm::normalize(a[i] + 0.2f * glm::vec3(u(rng), u(rng), u(rng)));
+        c[i] = glm::normalize(glm::vec3(u(rng), u(rng), u(rng)));
+    }
+    for (size_t i : {size_t(3), size_t(2000), n - 12, n - 2})
+        a[i] = glm::vec3(0.0f);
+    for (size_t i : {size_t(17), size_t(4130), n - 1})
+        b[i] = glm::vec3(std::numeric_limits<float>::infinity(), 0.0f, 0.0f);
+    for (size_t i : {size_t(40), size_t(4140)})
+        c[i] = glm::vec3(0.1f, 0.0f, 0.0f);
+    for (size_t i = 0; i < n; ++i) {
+        a4[i] = glm::vec4(a[i], u(rng));
+        b4[i] = glm::vec4(b[i], u(rng));
+    }
+    auto sameBits = [n](const std::vector<float>& x, const std::vector<float>& y, const char* what) {
+        for (size_t i = 0; i < n; ++i)
+            QVERIFY2(std::memcmp(&x[i], &y[i], sizeof(float)) == 0,
+                     qPrintable(QStringLiteral("%1, %2: %3 in the pair, %4 alone").arg(what).arg(i).arg(x[i], 0, 'g', 9).arg(y[i], 0, 'g', 9)));
+    };
+    std::vector<float> toB(n), toC(n), aloneB(n), aloneC(n);
+    angularErrors(a, b, toB, c, toC);
+    angularErrors(a, b, aloneB);
+    angularErrors(a, c, aloneC);
+    sameBits(toB, aloneB, "vec3 against b");
+    sameBits(toC, aloneC, "vec3 against c");
+    QCOMPARE(toB[2000], kUndefinedError);
+    QCOMPARE(toC[2000], kUndefinedError);
+    QCOMPARE(toB[4130], kUndefinedError);
+    QVERIFY(toC[4130] >= 0.0f);
+    QCOMPARE(toC[4140], kUndefinedError);
+    QVERIFY(toB[4140] >= 0.0f);
+    QVERIFY(toB[100] != toC[100]);
+    std::ranges::fill(toB, 0.0f);
+    std::ranges::fill(toC, 0.0f);
+    angularErrors(std::span<const glm::vec4>(a4), std::span<const glm::vec4>(b4), toB, std::span<const glm::vec3>(c), toC);
+    angularErrors(std::span<const glm::vec4>(a4), std::span<const glm::vec4>(b4), aloneB);
+    angularErrors(std::span<const glm::vec4>(a4), std::span<const glm::vec3>(c), aloneC);
+    sameBits(toB, aloneB, "vec4 against vec4 b");
+    sameBits(toC, aloneC, "vec4 against vec3 c");
+    QCOMPARE(toB[n - 2], kUndefinedError);
+    QCOMPARE(toC[n - 2], kUndefinedError);
 }
 
 void TestReference::carriedReferenceRotatesByTheFrameChangeOnEveryPath()
