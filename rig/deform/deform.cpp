@@ -276,7 +276,7 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         morph.outNormals = me.morphedNormals;
         morph.outTangents = me.morphedTangents;
         assert(morph.validate());
-        morph.run();
+        parallelFor(n, kGrain, settings.threads, [&morph](size_t b, size_t e) { morph.run(b, e); });
 
         // Linear-blend positions (and linear frames) always: they carry the reference of every method but DQ.
         skinJob(m, Method::Linear, &me.linear, me.methods[size_t(Method::Linear)]);
@@ -398,25 +398,26 @@ namespace {
 
 void statistics(Evaluation& out, const std::array<VertexCounts, kMethodCount>* counted)
 {
-    // Per method, over all meshes; the methods in parallel (each task its own scratch).
+    // Per method and error field, over all meshes; the (method, field) pairs in parallel, each task its own scratch
+    // (by method alone, seven heavy tasks on two threads left one thread idle a seventh of the time).
+    using Field = std::vector<float> MethodFrames::*;
+    static constexpr std::pair<Field, ErrorStats MethodStats::*> kFields[] = {
+        {&MethodFrames::normalErrorDeg, &MethodStats::normal},
+        {&MethodFrames::tangentErrorDeg, &MethodStats::tangent},
+        {&MethodFrames::skinningNormalErrorDeg, &MethodStats::skinningNormal},
+        {&MethodFrames::skinningTangentErrorDeg, &MethodStats::skinningTangent}};
+    constexpr size_t kFieldCount = std::size(kFields);
     out.stats = {};
     const std::vector<Method>& methods = out.methods;
-    parallelFor(methods.size(), 1, 0, [&out, &methods, counted](size_t first, size_t last) {
+    parallelFor(methods.size() * kFieldCount, 1, 0, [&out, &methods, counted](size_t first, size_t last) {
         thread_local std::vector<float> all, scratch;
-        for (size_t mi = first; mi < last; ++mi) {
-            const Method method = methods[mi];
+        for (size_t task = first; task < last; ++task) {
+            const Method method = methods[task / kFieldCount];
             MethodStats& st = out.stats[size_t(method)];
-            using Field = std::vector<float> MethodFrames::*;
-            const std::pair<Field, ErrorStats MethodStats::*> fields[] = {
-                {&MethodFrames::normalErrorDeg, &MethodStats::normal},
-                {&MethodFrames::tangentErrorDeg, &MethodStats::tangent},
-                {&MethodFrames::skinningNormalErrorDeg, &MethodStats::skinningNormal},
-                {&MethodFrames::skinningTangentErrorDeg, &MethodStats::skinningTangent}};
-            for (const auto& [field, stat] : fields) {
-                if (out.meshes.size() == 1) { // one mesh: its array as it is
-                    st.*stat = errorStats(out.meshes[0].methods[size_t(method)].*field, scratch);
-                    continue;
-                }
+            const auto& [field, stat] = kFields[task % kFieldCount];
+            if (out.meshes.size() == 1) { // one mesh: its array as it is
+                st.*stat = errorStats(out.meshes[0].methods[size_t(method)].*field, scratch);
+            } else {
                 all.clear();
                 for (const MeshEvaluation& me : out.meshes) {
                     const std::vector<float>& e = me.methods[size_t(method)].*field;
@@ -424,6 +425,9 @@ void statistics(Evaluation& out, const std::array<VertexCounts, kMethodCount>* c
                 }
                 st.*stat = errorStats(all, scratch);
             }
+            if (task % kFieldCount != 0)
+                continue;
+            // The method's vertex counts, once (its first field's task).
             VertexCounts c;
             if (counted) {
                 c = (*counted)[size_t(method)];

@@ -1,6 +1,7 @@
 #include "rig/deform/morph.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace rig {
 
@@ -24,12 +25,14 @@ bool MorphJob::validate() const
     return true;
 }
 
-void MorphJob::run() const
+void MorphJob::run(size_t first, size_t last) const
 {
-    const size_t n = positions.size();
-    std::copy(positions.begin(), positions.end(), outPositions.begin());
-    std::copy(normals.begin(), normals.end(), outNormals.begin());
-    std::copy(tangents.begin(), tangents.end(), outTangents.begin());
+    assert(first <= last && last <= positions.size());
+    auto range = [first, last](auto span) { return span.subspan(first, last - first); };
+    std::ranges::copy(range(positions), range(outPositions).begin());
+    std::ranges::copy(range(normals), range(outNormals).begin());
+    if (!tangents.empty())
+        std::ranges::copy(range(tangents), range(outTangents).begin());
     for (size_t k = 0; k < targets.size(); ++k) {
         const float w = weights[k];
         if (w == 0.0f)
@@ -37,20 +40,20 @@ void MorphJob::run() const
         const MorphTarget& t = targets[k];
         const glm::vec3* dp = t.positionDeltas.data();
         glm::vec3* op = outPositions.data();
-        for (size_t v = 0; v < n; ++v)
+        for (size_t v = first; v < last; ++v)
             op[v] += w * dp[v];
         if (!withNormalDeltas)
             continue;
         if (!t.normalDeltas.empty()) {
             const glm::vec3* dn = t.normalDeltas.data();
             glm::vec3* on = outNormals.data();
-            for (size_t v = 0; v < n; ++v)
+            for (size_t v = first; v < last; ++v)
                 on[v] += w * dn[v];
         }
         if (!t.tangentDeltas.empty() && !outTangents.empty()) {
             const glm::vec3* dt = t.tangentDeltas.data();
             glm::vec4* ot = outTangents.data();
-            for (size_t v = 0; v < n; ++v)
+            for (size_t v = first; v < last; ++v)
                 ot[v] += glm::vec4(w * dt[v], 0.0f);
         }
     }

@@ -2,11 +2,13 @@
 #include "testutil.h"
 
 #include <atomic>
+#include <cstring>
 #include <random>
 #include <thread>
 
 #include "rig/deform/deform.h"
 #include "rig/deform/joint_frames.h"
+#include "rig/deform/morph.h"
 #include "rig/platform/parallel.h"
 #include "rig/model/pose.h"
 #include "rig/analysis/reference/reference.h"
@@ -352,6 +354,7 @@ private slots:
     void jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan();
     void morphThenSkinOrder();
     void morphNormalDeltasSwitch();
+    void morphRangesAddTheWeightedDeltasAndSplitToTheWholeRunsBits();
     void rebuiltReferenceTurnsRigidPartsWithTheirJoint();
     void dualQuaternionReportsMirroredJoint();
     void evaluateCountsFlagsAndHandednessOverEveryChunkAndMesh();
@@ -724,6 +727,81 @@ void TestSkinning::morphNormalDeltasSwitch()
     // Without deltas the normals stay flat while the fold rises steeply; with them they follow within discretisation.
     QVERIFY2(errWithout > 20.0, qPrintable(QString::number(errWithout)));
     QVERIFY2(errWith < 5.0, qPrintable(QString::number(errWith)));
+}
+
+void TestSkinning::morphRangesAddTheWeightedDeltasAndSplitToTheWholeRunsBits()
+{
+    // Three targets, the middle one at weight 0 (skipped), one without normal deltas, one without tangent deltas.
+    // Vertex 0 in exact binary fractions: p = (1, 2, 3) + 0.5 (2, 0, 4) - 1.25 (0, 8, 0.8) ... the normal and tangent
+    // likewise, tangent w kept. Then random data: three ranges ([0, 1), [1, 333), [333, 1000)) give the whole run's bits.
+    const size_t n = 1000;
+    std::mt19937 rng(8);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    auto randomVec3 = [&] { return glm::vec3(u(rng), u(rng), u(rng)); };
+    std::vector<glm::vec3> positions(n), normals(n);
+    std::vector<glm::vec4> tangents(n);
+    std::vector<MorphTarget> targets(3);
+    for (size_t v = 0; v < n; ++v) {
+        positions[v] = randomVec3();
+        normals[v] = randomVec3();
+        tangents[v] = glm::vec4(randomVec3(), v % 2 ? 1.0f : -1.0f);
+    }
+    for (MorphTarget& t : targets) {
+        t.positionDeltas.resize(n);
+        t.normalDeltas.resize(n);
+        t.tangentDeltas.resize(n);
+        for (size_t v = 0; v < n; ++v) {
+            t.positionDeltas[v] = randomVec3();
+            t.normalDeltas[v] = randomVec3();
+            t.tangentDeltas[v] = randomVec3();
+        }
+    }
+    targets[0].tangentDeltas.clear();
+    targets[2].normalDeltas.clear();
+    positions[0] = glm::vec3(1, 2, 3);
+    normals[0] = glm::vec3(0, 1, 0);
+    tangents[0] = glm::vec4(1, 0, 0, -1);
+    targets[0].positionDeltas[0] = glm::vec3(2, 0, 4);
+    targets[0].normalDeltas[0] = glm::vec3(0.5f, 0, 0);
+    targets[1].positionDeltas[0] = glm::vec3(100, 100, 100); // weight 0: never added
+    targets[2].positionDeltas[0] = glm::vec3(0, 8, 0.75f);
+    targets[2].tangentDeltas[0] = glm::vec3(0, 4, 0);
+    const std::vector<float> weights = {0.5f, 0.0f, -1.25f};
+
+    std::vector<glm::vec3> wholeP(n), wholeN(n), splitP(n), splitN(n);
+    std::vector<glm::vec4> wholeT(n), splitT(n);
+    MorphJob job;
+    job.positions = positions;
+    job.normals = normals;
+    job.tangents = tangents;
+    job.targets = targets;
+    job.weights = weights;
+    job.outPositions = wholeP;
+    job.outNormals = wholeN;
+    job.outTangents = wholeT;
+    QVERIFY(job.validate());
+    job.run();
+    QCOMPARE(wholeP[0], glm::vec3(2, -8, 4.0625f));
+    QCOMPARE(wholeN[0], glm::vec3(0.25f, 1, 0));
+    QCOMPARE(wholeT[0], glm::vec4(1, -5, 0, -1));
+    job.outPositions = splitP;
+    job.outNormals = splitN;
+    job.outTangents = splitT;
+    job.run(0, 1);
+    job.run(1, 333);
+    job.run(333, n);
+    QVERIFY(std::memcmp(wholeP.data(), splitP.data(), n * sizeof(glm::vec3)) == 0);
+    QVERIFY(std::memcmp(wholeN.data(), splitN.data(), n * sizeof(glm::vec3)) == 0);
+    QVERIFY(std::memcmp(wholeT.data(), splitT.data(), n * sizeof(glm::vec4)) == 0);
+    for (size_t v = 0; v < n; v += 111)
+        QCOMPARE(wholeT[v].w, tangents[v].w);
+
+    // Without normal deltas the directions are the rest ones, whatever the targets carry.
+    job.withNormalDeltas = false;
+    job.run(0, 1);
+    QCOMPARE(splitP[0], glm::vec3(2, -8, 4.0625f));
+    QCOMPARE(splitN[0], glm::vec3(0, 1, 0));
+    QCOMPARE(splitT[0], glm::vec4(1, 0, 0, -1));
 }
 
 void TestSkinning::rebuiltReferenceTurnsRigidPartsWithTheirJoint()
