@@ -782,6 +782,15 @@ RS_INLINE Block8 jacobianBlock8(const SkinJob& job, const PaletteMatrix* pal, co
     return r;
 }
 
+/// jacobianBlock8 folded or not, as the plan has block b (WeightGradients::blockFolded; `folded` null: none is).
+template <int K, bool kPositions, bool kTangents>
+RS_INLINE Block8 jacobianHalf(const SkinJob& job, const PaletteMatrix* pal, const float* inT, const uint8_t* folded,
+                              size_t b, size_t v, size_t last, int half, const HalfSlots& h)
+{
+    return folded && folded[b] ? jacobianBlock8<K, kPositions, kTangents, true>(job, pal, inT, v, last, half, h)
+                               : jacobianBlock8<K, kPositions, kTangents, false>(job, pal, inT, v, last, half, h);
+}
+
 /// The jacobian's planned halves from v (a multiple of 8; `start`: where the caller's loop began, for the prefetch
 /// phase), the outputs fixed at compile time (normals always: every method but positions-only writes them): up to
 /// the first unplanned block or the range's last block (v + 8 must stay inside the range: the block's last 8-float
@@ -819,8 +828,7 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
                 prefetchLines(slotWeights + blockData[b + kPrefetchBlocks] / 3, kSlotWeightPrefetchBytes);
         }
         const HalfSlots h = halfSlots(plan, halves, blockData, slotGradients, b, half);
-        const Block8 r = folded && folded[b] ? jacobianBlock8<K, kPositions, kTangents, true>(job, pal, inT, v, last, half, h)
-                                             : jacobianBlock8<K, kPositions, kTangents, false>(job, pal, inT, v, last, half, h);
+        const Block8 r = jacobianHalf<K, kPositions, kTangents>(job, pal, inT, folded, b, v, last, half, h);
         storeBlock8<kPositions, kTangents>(outP, outN, outT, v, r);
     }
     return v;
@@ -978,11 +986,9 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
             // The range's last block: positions computed whether or not they are written.
             const int half = int(v / 8 % 2);
             const HalfSlots h = halfSlots(job.gradients, b, half);
-            const bool fold = !job.gradients.blockFolded.empty() && job.gradients.blockFolded[b];
-            const Block8 r = tangents ? (fold ? jacobianBlock8<K, true, true, true>(job, pal, inT, v, last, half, h)
-                                              : jacobianBlock8<K, true, true, false>(job, pal, inT, v, last, half, h))
-                                      : (fold ? jacobianBlock8<K, true, false, true>(job, pal, inT, v, last, half, h)
-                                              : jacobianBlock8<K, true, false, false>(job, pal, inT, v, last, half, h));
+            const uint8_t* folded = job.gradients.blockFolded.empty() ? nullptr : job.gradients.blockFolded.data();
+            const Block8 r = tangents ? jacobianHalf<K, true, true>(job, pal, inT, folded, b, v, last, half, h)
+                                      : jacobianHalf<K, true, false>(job, pal, inT, folded, b, v, last, half, h);
             const uint8_t flags[8] = {SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone,
                                       SkinFlagNone, SkinFlagNone, SkinFlagNone, SkinFlagNone};
             writeBlock8(out, v, r.pos, r.n, r.tan, r.tRaw, flags);
