@@ -60,15 +60,13 @@ __attribute__((target("avx2"), always_inline)) inline void anglesAvx2(const floa
                                                                        float* out0, float* out1)
 {
     constexpr int NB = SB1 == 0 ? 1 : 2, C = K * NB; // chain k NB + j: step k against b_j
-    const __m256 quarter = _mm256_set1_ps(0.25f), inf = _mm256_set1_ps(INFINITY);
     const __m256 signMask = _mm256_set1_ps(-0.0f);
     __m256 defined[C], c[C], sn[C];
 #pragma GCC unroll 4
     for (int k = 0; k < K; ++k) {
         __m256 ax, ay, az;
         detail::loadSoa8(a + 8 * k * SA, SA, ax, ay, az);
-        const __m256 la = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ax, ax), _mm256_mul_ps(ay, ay)), _mm256_mul_ps(az, az));
-        const __m256 definedA = _mm256_and_ps(_mm256_cmp_ps(la, quarter, _CMP_GT_OQ), _mm256_cmp_ps(la, inf, _CMP_LT_OQ));
+        const __m256 definedA = detail::defined8(ax, ay, az);
 #pragma GCC unroll 2
         for (int j = 0; j < NB; ++j) {
             const int i = k * NB + j;
@@ -77,9 +75,7 @@ __attribute__((target("avx2"), always_inline)) inline void anglesAvx2(const floa
                 detail::loadSoa8(b0 + 8 * k * SB0, SB0, bx, by, bz);
             else
                 detail::loadSoa8(b1 + 8 * k * SB1, SB1, bx, by, bz);
-            const __m256 lb = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(bx, bx), _mm256_mul_ps(by, by)), _mm256_mul_ps(bz, bz));
-            defined[i] = _mm256_and_ps(definedA, _mm256_and_ps(_mm256_cmp_ps(lb, quarter, _CMP_GT_OQ),
-                                                                _mm256_cmp_ps(lb, inf, _CMP_LT_OQ)));
+            defined[i] = _mm256_and_ps(definedA, detail::defined8(bx, by, bz));
             const __m256 cx = _mm256_sub_ps(_mm256_mul_ps(ay, bz), _mm256_mul_ps(az, by));
             const __m256 cy = _mm256_sub_ps(_mm256_mul_ps(az, bx), _mm256_mul_ps(ax, bz));
             const __m256 cz = _mm256_sub_ps(_mm256_mul_ps(ax, by), _mm256_mul_ps(ay, bx));
@@ -202,6 +198,14 @@ __attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void load
     }
 }
 
+/// isDefined per lane: (x x + y y) + z z > 0.25 and finite.
+__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline __mmask16 defined16(__m512 x, __m512 y, __m512 z)
+{
+    const __m512 len2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(x, x), _mm512_mul_ps(y, y)), _mm512_mul_ps(z, z));
+    return __mmask16(_mm512_cmp_ps_mask(len2, _mm512_set1_ps(0.25f), _CMP_GT_OQ) &
+                     _mm512_cmp_ps_mask(len2, _mm512_set1_ps(INFINITY), _CMP_LT_OQ));
+}
+
 /// Sixteen vertices a step with AVX-512, K steps interleaved: anglesAvx2's operations again, against b0 alone or
 /// b0 and b1 (SB1 = 0 or not, as there), on 3- or 4-float vectors (loadSoa16; in transposed order where any is a
 /// 4-vector, the angles put back in order before the store).
@@ -212,15 +216,13 @@ __attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void angl
 {
     constexpr int NB = SB1 == 0 ? 1 : 2, C = K * NB; // chain k NB + j: step k against b_j
     constexpr bool kTransposed = SA == 4 || SB0 == 4 || SB1 == 4;
-    const __m512 quarter = _mm512_set1_ps(0.25f), inf = _mm512_set1_ps(INFINITY);
     __mmask16 defined[C], big[C];
     __m512 c[C], sn[C], ac[C], x[C];
 #pragma GCC unroll 4
     for (int k = 0; k < K; ++k) {
         __m512 ax, ay, az;
         loadSoa16<SA, kTransposed>(a + 16 * k * SA, ax, ay, az);
-        const __m512 la = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(ax, ax), _mm512_mul_ps(ay, ay)), _mm512_mul_ps(az, az));
-        const __mmask16 definedA = _mm512_cmp_ps_mask(la, quarter, _CMP_GT_OQ) & _mm512_cmp_ps_mask(la, inf, _CMP_LT_OQ);
+        const __mmask16 definedA = defined16(ax, ay, az);
 #pragma GCC unroll 2
         for (int j = 0; j < NB; ++j) {
             const int i = k * NB + j;
@@ -229,8 +231,7 @@ __attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline void angl
                 loadSoa16<SB0, kTransposed>(b0 + 16 * k * SB0, bx, by, bz);
             else
                 loadSoa16<SB1 == 0 ? SB0 : SB1, kTransposed>(b1 + 16 * k * SB1, bx, by, bz);
-            const __m512 lb = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(bx, bx), _mm512_mul_ps(by, by)), _mm512_mul_ps(bz, bz));
-            defined[i] = definedA & _mm512_cmp_ps_mask(lb, quarter, _CMP_GT_OQ) & _mm512_cmp_ps_mask(lb, inf, _CMP_LT_OQ);
+            defined[i] = definedA & defined16(bx, by, bz);
             const __m512 cx = _mm512_sub_ps(_mm512_mul_ps(ay, bz), _mm512_mul_ps(az, by));
             const __m512 cy = _mm512_sub_ps(_mm512_mul_ps(az, bx), _mm512_mul_ps(ax, bz));
             const __m512 cz = _mm512_sub_ps(_mm512_mul_ps(ax, by), _mm512_mul_ps(ay, bx));
@@ -532,14 +533,6 @@ __attribute__((target("avx2"))) size_t mismatchesAvx2(const float* a, const floa
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-/// isDefined per lane: (x x + y y) + z z > 0.25 and finite.
-__attribute__((target("avx512f,avx512dq,avx2"), always_inline)) inline __mmask16 defined16(__m512 x, __m512 y, __m512 z)
-{
-    const __m512 len2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(x, x), _mm512_mul_ps(y, y)), _mm512_mul_ps(z, z));
-    return __mmask16(_mm512_cmp_ps_mask(len2, _mm512_set1_ps(0.25f), _CMP_GT_OQ) &
-                     _mm512_cmp_ps_mask(len2, _mm512_set1_ps(INFINITY), _CMP_LT_OQ));
-}
-
 /// handednessMismatches over tangents [0, n) sixteen at a time (the same tests as its scalar loop, the lengths added in
 /// the same order); adds to `count`, returns where it stopped.
 __attribute__((target("avx512f,avx512dq,avx2"))) size_t mismatchesAvx512(const float* a, const float* b, size_t n, size_t& count)
@@ -581,6 +574,7 @@ void errorsLoop(const float* a, const float* b, float* out, size_t n)
     errorsLoop<SA, SB, 0>(a, b, b, out, out, n);
 }
 
+/// A span's floats. Not &v.data()->x: an empty span's data() is null (UBSan: member access through a null pointer).
 const float* floats(std::span<const glm::vec3> v) { return reinterpret_cast<const float*>(v.data()); }
 const float* floats(std::span<const glm::vec4> v) { return reinterpret_cast<const float*>(v.data()); }
 
@@ -623,9 +617,8 @@ size_t handednessMismatches(std::span<const glm::vec4> a, std::span<const glm::v
     assert(a.size() == b.size());
     size_t count = 0;
     const size_t n = a.size();
-    // Not &a.data()->x: an empty span's data() is null (UBSan: member access through a null pointer).
-    const auto* fa = reinterpret_cast<const float*>(a.data());
-    const auto* fb = reinterpret_cast<const float*>(b.data());
+    const float* fa = floats(a);
+    const float* fb = floats(b);
     size_t i = cpuHasAvx512() ? mismatchesAvx512(fa, fb, n, count) : cpuHasAvx2() ? mismatchesAvx2(fa, fb, n, count) : 0;
     for (; i < n; ++i)
         count += isDefined(glm::vec3(a[i])) && isDefined(glm::vec3(b[i])) && (a[i].w < 0.0f) != (b[i].w < 0.0f) ? 1 : 0;
