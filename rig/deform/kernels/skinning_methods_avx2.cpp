@@ -13,6 +13,8 @@
 // outside [first, last) is touched. No allocation, no call per vertex.
 #include <immintrin.h>
 
+#include <array>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -299,6 +301,24 @@ RS_INLINE Soa8 normalizeSoa(const Soa8& v)
             _mm256_and_ps(_mm256_mul_ps(v.z, r), ok)};
 }
 
+/// normalizeSoa of v with its sign flipped where `sign` (a float's sign bit per lane) is set, and zero where `keep` is
+/// clear: the flip applied to the reciprocal length and `keep` to the mask (one operation each, not three), the same
+/// bits as normalizeSoa({v.x ^ sign, v.y ^ sign, v.z ^ sign}) masked with keep (the squares do not see the sign; a
+/// product's sign is the xor of its factors').
+RS_INLINE Soa8 normalizeSoaSigned(const Soa8& v, __m256 sign, __m256 keep)
+{
+    const __m256 len2 = _mm256_fmadd_ps(v.z, v.z, _mm256_fmadd_ps(v.y, v.y, _mm256_mul_ps(v.x, v.x)));
+    const __m256 r0 = _mm256_rsqrt_ps(len2);
+    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0),
+                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
+    const __m256 ok = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
+                                                  _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ)),
+                                    keep);
+    const __m256 rs = _mm256_xor_ps(r, sign);
+    return {_mm256_and_ps(_mm256_mul_ps(v.x, rs), ok), _mm256_and_ps(_mm256_mul_ps(v.y, rs), ok),
+            _mm256_and_ps(_mm256_mul_ps(v.z, rs), ok)};
+}
+
 /// Eight 3-float vectors from base + 3 v as one register per component: each pair (x y z x' y' z') with one
 /// 8-float load and a permute to (x y z x' | x' y' z' ·), except where that load would pass the range's end (the
 /// last block of a range): pair3, which reads exactly.
@@ -372,6 +392,16 @@ RS_INLINE void writeBlock8(const Writer& out, size_t v, const Soa8& pos, const S
 
 /// Lane l of transpose4's order holds vertex 2 (l mod 4) + l / 4 of the block: vertex q's lane.
 inline constexpr int kLaneOfVertex[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+
+/// For each 8-lane mask of regular lanes (bit l: lane l, in transpose4's order), a block's eight flag bytes in vertex
+/// order (byte q: vertex q): SkinFlagSingular where the vertex's lane is clear, SkinFlagNone where it is set.
+inline constexpr auto kSingularFlagBytes = [] {
+    std::array<uint64_t, 256> t{};
+    for (int mask = 0; mask < 256; ++mask)
+        for (int q = 0; q < 8; ++q)
+            t[size_t(mask)] |= uint64_t((mask >> kLaneOfVertex[q]) & 1 ? SkinFlagNone : SkinFlagSingular) << (8 * q);
+    return t;
+}();
 
 /// Eight vertices' outputs, one register per component (positions and tangents where the kernel computed them).
 struct Block8 {
@@ -465,14 +495,11 @@ __attribute__((noinline)) size_t cofactorBlocks8(const SkinJob& job, const Palet
             const __m256 keep =
                 _mm256_and_ps(_mm256_cmp_ps(absDet, _mm256_mul_ps(_mm256_set1_ps(1e-6f), _mm256_mul_ps(sc, _mm256_sqrt_ps(sc))), _CMP_GT_OQ),
                               _mm256_cmp_ps(absDet, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
-            const __m256 sign = _mm256_and_ps(det, _mm256_set1_ps(-0.0f));
-            nrm = normalizeSoa({_mm256_xor_ps(cn.x, sign), _mm256_xor_ps(cn.y, sign), _mm256_xor_ps(cn.z, sign)});
-            const int ok = _mm256_movemask_ps(keep);
-            if (ok != 0xFF) {
-                nrm = {_mm256_and_ps(nrm.x, keep), _mm256_and_ps(nrm.y, keep), _mm256_and_ps(nrm.z, keep)};
-                for (int q = 0; q < 8; ++q)
-                    flags[q] = (ok >> kLaneOfVertex[q]) & 1 ? SkinFlagNone : SkinFlagSingular;
-            }
+            // -cof(A) n where det < 0, zero where singular; flagged without a branch (the branch to a rare path
+            // that zeroed the normals and wrote the flags cost ~1.5%, though no benchmark vertex took it).
+            nrm = normalizeSoaSigned(cn, _mm256_and_ps(det, _mm256_set1_ps(-0.0f)), keep);
+            const uint64_t flagBytes = kSingularFlagBytes[_mm256_movemask_ps(keep)];
+            std::memcpy(flags, &flagBytes, sizeof flags);
         }
         Soa8 pos{zero, zero, zero}, tan{zero, zero, zero};
         __m256 tRaw[4] = {zero, zero, zero, zero};
