@@ -44,14 +44,29 @@ RS_INLINE __m128 normalize3(__m128 v)
 }
 
 /// Σ w_i M_{j_i} over the K slots as two 8-float halves of the compact palette line: a01 = (c0 | c1), a23 = (c2 | t).
+/// The weights come as rows of four (one 16-byte load into both lanes) spread by in-lane permutes rather than by a
+/// broadcast load each: the loads are what these loops have least of on Intel cores (two ports; three palette and
+/// index loads a slot already), the permutes run beside them. Ice Lake, in one process: cofactor and
+/// inverse-transpose blocks x1.03–1.06, positions alone x1.02–1.03, linear x0.98–1.02 (noise).
 template <int K>
 RS_INLINE void blendHalves(const PaletteMatrix* pal, const uint16_t* j, const float* w, __m256& a01, __m256& a23)
 {
-    __m256 w0 = _mm256_broadcast_ss(w);
+    const __m256 w03 = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(w));
+    const __m256 w47 = K == 8 ? _mm256_broadcast_ps(reinterpret_cast<const __m128*>(w + 4)) : w03;
+    auto weight = [&](int i) RS_INLINE_LAMBDA {
+        const __m256 q = i < 4 ? w03 : w47;
+        switch (i & 3) {
+        case 0: return _mm256_permute_ps(q, 0x00);
+        case 1: return _mm256_permute_ps(q, 0x55);
+        case 2: return _mm256_permute_ps(q, 0xAA);
+        default: return _mm256_permute_ps(q, 0xFF);
+        }
+    };
+    const __m256 w0 = weight(0);
     a01 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m));
     a23 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m + 8));
     for (int i = 1; i < K; ++i) {
-        const __m256 wi = _mm256_broadcast_ss(w + i);
+        const __m256 wi = weight(i);
         a01 = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[j[i]].m), a01);
         a23 = _mm256_fmadd_ps(wi, _mm256_load_ps(pal[j[i]].m + 8), a23);
     }
