@@ -111,6 +111,27 @@ RS_INLINE void normalizePairs(__m256& n, __m256& t)
     t = _mm256_and_ps(_mm256_mul_ps(t, _mm256_shuffle_ps(r, r, 0x55)), _mm256_shuffle_ps(ok, ok, 0x55));
 }
 
+/// normalizePairs of two vertex pairs (n0, t0: the first pair's normals and tangents; n1, t1: the second's) with one
+/// rsqrt and Newton step for all eight: a third horizontal add gathers the four squared lengths of each 128-bit lane
+/// (|n0|², |t0|², |n1|², |t1|²), each summed as normalizePairs sums it — the same bits, a third fewer adds and half
+/// the Newton steps and tests.
+RS_INLINE void normalizePairs2(__m256& n0, __m256& t0, __m256& n1, __m256& t1)
+{
+    const __m256 h0 = _mm256_hadd_ps(_mm256_mul_ps(n0, n0), _mm256_mul_ps(t0, t0)); // per lane: n0x+n0y, n0z+n0w, t0...
+    const __m256 h1 = _mm256_hadd_ps(_mm256_mul_ps(n1, n1), _mm256_mul_ps(t1, t1));
+    const __m256 len2 = _mm256_hadd_ps(h0, h1); // per lane: |n0|², |t0|², |n1|², |t1|²
+    const __m256 r0 = _mm256_rsqrt_ps(len2);
+    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0),
+                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
+    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
+                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    // Zeroed after the product: a NaN or infinite input times a zeroed factor would still be NaN.
+    n0 = _mm256_and_ps(_mm256_mul_ps(n0, _mm256_shuffle_ps(r, r, 0x00)), _mm256_shuffle_ps(ok, ok, 0x00));
+    t0 = _mm256_and_ps(_mm256_mul_ps(t0, _mm256_shuffle_ps(r, r, 0x55)), _mm256_shuffle_ps(ok, ok, 0x55));
+    n1 = _mm256_and_ps(_mm256_mul_ps(n1, _mm256_shuffle_ps(r, r, 0xAA)), _mm256_shuffle_ps(ok, ok, 0xAA));
+    t1 = _mm256_and_ps(_mm256_mul_ps(t1, _mm256_shuffle_ps(r, r, 0xFF)), _mm256_shuffle_ps(ok, ok, 0xFF));
+}
+
 /// The in-lane 4 x 4 transpose of four registers (as avx512::transpose4, per 128-bit lane): lane 4L + j of x (y, z,
 /// w) is component x (y, z, w) of a_j's lane L. Its own inverse. Applied to four vertex pairs (vertices 2j, 2j + 1
 /// in a_j's lanes), it gives one register per component with lane 4L + j <-> vertex 2j + L.

@@ -3,8 +3,8 @@
 //
 // Per vertex: the blended matrix is accumulated as two 8-float registers (columns 0|1 and 2|3 of the compact 3x4
 // palette line). Two vertices per iteration: their columns are transposed so that one 256-bit register holds a column
-// of both (vertex a low, b high), and positions, normals and tangents are three FMAs each for the pair, normalised
-// with rsqrt plus a Newton step. The range's last vertex (and an odd one before it) goes through the one-vertex form:
+// of both (vertex a low, b high), and positions, normals and tangents are three FMAs each for the pair; two pairs'
+// normals and tangents are normalised together, with one rsqrt plus a Newton step (normalizePairs2). The range's last vertex (and an odd one before it) goes through the one-vertex form:
 // each product one multiply, one FMA and a half-add, normal and tangent normalised together. No allocation, no call
 // per vertex, nothing written outside [first, last).
 #include <immintrin.h>
@@ -107,12 +107,34 @@ void run(const SkinJob& job, const PaletteMatrix* pal, size_t first, size_t last
         if constexpr (kTangents)
             _mm256_storeu_ps(outT + 4 * v, _mm256_blend_ps(tan, tIn, 0x88)); // w copied
     };
+    // Two pairs with one normalisation (normalizePairs2): what pair() does, for v and v + 2.
+    auto twoPairs = [&](size_t v) RS_INLINE_LAMBDA {
+        const avx2::Pair34 a = avx2::blendPair<K>(pal, joints + K * v, weights + K * v);
+        const avx2::Pair34 b = avx2::blendPair<K>(pal, joints + K * (v + 2), weights + K * (v + 2));
+        const __m256 posA = a.point(avx2::pair3Wide(inP + 3 * v)), posB = b.point(avx2::pair3Wide(inP + 3 * v + 6));
+        __m256 nA = a.dir(avx2::pair3Wide(inN + 3 * v)), nB = b.dir(avx2::pair3Wide(inN + 3 * v + 6));
+        __m256 tA = _mm256_setzero_ps(), tB = _mm256_setzero_ps(), tInA, tInB;
+        if constexpr (kTangents) {
+            tInA = _mm256_loadu_ps(inT + 4 * v);
+            tInB = _mm256_loadu_ps(inT + 4 * v + 8);
+            tA = a.dir(_mm256_and_ps(tInA, keep3));
+            tB = b.dir(_mm256_and_ps(tInB, keep3));
+        }
+        avx2::normalizePairs2(nA, tA, nB, tB);
+        avx2::storePair3Wide(outP + 3 * v, posA);
+        avx2::storePair3Wide(outN + 3 * v, nA);
+        if constexpr (kTangents)
+            _mm256_storeu_ps(outT + 4 * v, _mm256_blend_ps(tA, tInA, 0x88));
+        avx2::storePair3Wide(outP + 3 * v + 6, posB);
+        avx2::storePair3Wide(outN + 3 * v + 6, nB);
+        if constexpr (kTangents)
+            _mm256_storeu_ps(outT + 4 * v + 8, _mm256_blend_ps(tB, tInB, 0x88));
+    };
     const avx2::OutputsAhead ahead = avx2::outputsAhead(job.positions.size(), outP, outN, outT);
     for (; v + 5 <= last; v += 4) { // two pairs an iteration: the prefetch test and the loop's bookkeeping once
         avx2::prefetchInputs<K>(joints, weights, inP, inN, inT, first, v, last);
         avx2::prefetchOutputs(ahead, first, v, last);
-        pair(v);
-        pair(v + 2);
+        twoPairs(v);
     }
     if (v + 3 <= last) {
         pair(v);
