@@ -240,28 +240,42 @@ __attribute__((noinline)) size_t blendInverseTransposePairs(const SkinJob& job, 
     const __m256 keep3 = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
     // v + 2 lies inside the range: the pair's 8-float loads and stores (pair3Wide, storePair3Wide) reach into it, and
     // it is written next.
-    auto pair = [&](size_t v) RS_INLINE_LAMBDA {
+    struct Frames {
+        __m256 pos, nrm, tan, tRaw;
+    };
+    auto frames = [&](size_t v) RS_INLINE_LAMBDA {
         Pair34 a, b;
         blendPairs2<K>(pal, it, joints + K * v, weights + K * v, a, b);
-        __m256 nrm = b.dir(pair3Wide(inN + 3 * v)), tan = _mm256_setzero_ps(), tRaw;
+        Frames f{_mm256_setzero_ps(), b.dir(pair3Wide(inN + 3 * v)), _mm256_setzero_ps(), _mm256_setzero_ps()};
         if constexpr (kTangents) {
-            tRaw = _mm256_loadu_ps(inT + 4 * v);
-            tan = a.dir(_mm256_and_ps(tRaw, keep3));
+            f.tRaw = _mm256_loadu_ps(inT + 4 * v);
+            f.tan = a.dir(_mm256_and_ps(f.tRaw, keep3));
         }
-        normalizePairs(nrm, tan);
         if constexpr (kPositions)
-            storePair3Wide(outP + 3 * v, a.point(pair3Wide(inP + 3 * v)));
-        storePair3Wide(outN + 3 * v, nrm);
+            f.pos = a.point(pair3Wide(inP + 3 * v));
+        return f;
+    };
+    auto store = [&](size_t v, const Frames& f) RS_INLINE_LAMBDA {
+        if constexpr (kPositions)
+            storePair3Wide(outP + 3 * v, f.pos);
+        storePair3Wide(outN + 3 * v, f.nrm);
         if constexpr (kTangents)
-            _mm256_storeu_ps(outT + 4 * v, _mm256_blend_ps(tan, tRaw, 0x88));
+            _mm256_storeu_ps(outT + 4 * v, _mm256_blend_ps(f.tan, f.tRaw, 0x88));
+    };
+    auto pair = [&](size_t v) RS_INLINE_LAMBDA {
+        Frames f = frames(v);
+        normalizePairs(f.nrm, f.tan);
+        store(v, f);
     };
     const OutputsAhead ahead = outputsAhead(job.positions.size(), kPositions ? outP : nullptr, outN, kTangents ? outT : nullptr);
     size_t v = first;
-    for (; v + 5 <= last; v += 4) { // two pairs an iteration: half the loop's and the prefetch test's instructions
+    for (; v + 5 <= last; v += 4) { // two pairs an iteration, normalised together (normalizePairs2)
         prefetchInputs<K>(joints, weights, inP, inN, inT, first, v, last);
         prefetchOutputs(ahead, first, v, last);
-        pair(v);
-        pair(v + 2);
+        Frames f0 = frames(v), f1 = frames(v + 2);
+        normalizePairs2(f0.nrm, f0.tan, f1.nrm, f1.tan);
+        store(v, f0);
+        store(v + 2, f1);
     }
     if (v + 3 <= last) {
         pair(v);
