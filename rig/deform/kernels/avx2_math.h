@@ -43,6 +43,17 @@ RS_INLINE __m128 normalize3(__m128 v)
     return _mm_and_ps(_mm_mul_ps(v, r), ok);
 }
 
+/// Float i % 4 of each 128-bit lane of q in all four floats of that lane (i a compile-time constant once inlined).
+RS_INLINE __m256 laneBroadcast(__m256 q, int i)
+{
+    switch (i & 3) {
+    case 0: return _mm256_permute_ps(q, 0x00);
+    case 1: return _mm256_permute_ps(q, 0x55);
+    case 2: return _mm256_permute_ps(q, 0xAA);
+    default: return _mm256_permute_ps(q, 0xFF);
+    }
+}
+
 /// Σ w_i M_{j_i} over the K slots as two 8-float halves of the compact palette line: a01 = (c0 | c1), a23 = (c2 | t).
 /// The weights come as rows of four (one 16-byte load into both lanes) spread by in-lane permutes rather than by a
 /// broadcast load each: the loads are what these loops have least of on Intel cores (two ports; three palette and
@@ -53,15 +64,7 @@ RS_INLINE void blendHalves(const PaletteMatrix* pal, const uint16_t* j, const fl
 {
     const __m256 w03 = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(w));
     const __m256 w47 = K == 8 ? _mm256_broadcast_ps(reinterpret_cast<const __m128*>(w + 4)) : w03;
-    auto weight = [&](int i) RS_INLINE_LAMBDA {
-        const __m256 q = i < 4 ? w03 : w47;
-        switch (i & 3) {
-        case 0: return _mm256_permute_ps(q, 0x00);
-        case 1: return _mm256_permute_ps(q, 0x55);
-        case 2: return _mm256_permute_ps(q, 0xAA);
-        default: return _mm256_permute_ps(q, 0xFF);
-        }
-    };
+    auto weight = [&](int i) RS_INLINE_LAMBDA { return laneBroadcast(i < 4 ? w03 : w47, i); };
     const __m256 w0 = weight(0);
     a01 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m));
     a23 = _mm256_mul_ps(w0, _mm256_load_ps(pal[j[0]].m + 8));
@@ -83,14 +86,21 @@ RS_INLINE __m256 cross8(__m256 a, __m256 b)
     return yzx8(c);
 }
 
+/// 1 / sqrt(len2) per float (rsqrt and one Newton step) and the mask of the floats whose length counts as defined:
+/// kZeroLength2 <= len2 < inf (NaN fails both), as safeNormalize.
+RS_INLINE void reciprocalLengths(__m256 len2, __m256& r, __m256& ok)
+{
+    const __m256 r0 = _mm256_rsqrt_ps(len2);
+    r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0), _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
+    ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
+                       _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+}
+
 RS_INLINE __m256 normalize8(__m256 v)
 {
     const __m256 len2 = _mm256_dp_ps(v, v, 0x7F);
-    const __m256 r0 = _mm256_rsqrt_ps(len2);
-    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0),
-                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
-    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
-                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    __m256 r, ok;
+    reciprocalLengths(len2, r, ok);
     return _mm256_and_ps(_mm256_mul_ps(v, r), ok);
 }
 
@@ -101,11 +111,8 @@ RS_INLINE void normalizePairs(__m256& n, __m256& t)
 {
     __m256 len2 = _mm256_hadd_ps(_mm256_mul_ps(n, n), _mm256_mul_ps(t, t)); // per lane: nx+ny, nz+nw, tx+ty, tz+tw
     len2 = _mm256_hadd_ps(len2, len2);                                      // per lane: |n|², |t|², |n|², |t|²
-    const __m256 r0 = _mm256_rsqrt_ps(len2);
-    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0),
-                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
-    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
-                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    __m256 r, ok;
+    reciprocalLengths(len2, r, ok);
     // Zeroed after the product: a NaN or infinite input times a zeroed factor would still be NaN.
     n = _mm256_and_ps(_mm256_mul_ps(n, _mm256_shuffle_ps(r, r, 0x00)), _mm256_shuffle_ps(ok, ok, 0x00));
     t = _mm256_and_ps(_mm256_mul_ps(t, _mm256_shuffle_ps(r, r, 0x55)), _mm256_shuffle_ps(ok, ok, 0x55));
@@ -120,11 +127,8 @@ RS_INLINE void normalizePairs2(__m256& n0, __m256& t0, __m256& n1, __m256& t1)
     const __m256 h0 = _mm256_hadd_ps(_mm256_mul_ps(n0, n0), _mm256_mul_ps(t0, t0)); // per lane: n0x+n0y, n0z+n0w, t0...
     const __m256 h1 = _mm256_hadd_ps(_mm256_mul_ps(n1, n1), _mm256_mul_ps(t1, t1));
     const __m256 len2 = _mm256_hadd_ps(h0, h1); // per lane: |n0|², |t0|², |n1|², |t1|²
-    const __m256 r0 = _mm256_rsqrt_ps(len2);
-    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0),
-                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
-    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
-                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    __m256 r, ok;
+    reciprocalLengths(len2, r, ok);
     // Zeroed after the product: a NaN or infinite input times a zeroed factor would still be NaN.
     n0 = _mm256_and_ps(_mm256_mul_ps(n0, _mm256_shuffle_ps(r, r, 0x00)), _mm256_shuffle_ps(ok, ok, 0x00));
     t0 = _mm256_and_ps(_mm256_mul_ps(t0, _mm256_shuffle_ps(r, r, 0x55)), _mm256_shuffle_ps(ok, ok, 0x55));

@@ -306,11 +306,8 @@ RS_INLINE Soa8 crossSoa(const Soa8& a, const Soa8& b)
 RS_INLINE Soa8 normalizeSoa(const Soa8& v)
 {
     const __m256 len2 = _mm256_fmadd_ps(v.z, v.z, _mm256_fmadd_ps(v.y, v.y, _mm256_mul_ps(v.x, v.x)));
-    const __m256 r0 = _mm256_rsqrt_ps(len2);
-    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0),
-                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
-    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
-                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    __m256 r, ok;
+    reciprocalLengths(len2, r, ok);
     return {_mm256_and_ps(_mm256_mul_ps(v.x, r), ok), _mm256_and_ps(_mm256_mul_ps(v.y, r), ok),
             _mm256_and_ps(_mm256_mul_ps(v.z, r), ok)};
 }
@@ -322,12 +319,9 @@ RS_INLINE Soa8 normalizeSoa(const Soa8& v)
 RS_INLINE Soa8 normalizeSoaSigned(const Soa8& v, __m256 sign, __m256 keep)
 {
     const __m256 len2 = _mm256_fmadd_ps(v.z, v.z, _mm256_fmadd_ps(v.y, v.y, _mm256_mul_ps(v.x, v.x)));
-    const __m256 r0 = _mm256_rsqrt_ps(len2);
-    const __m256 r = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), r0),
-                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, r0), r0, _mm256_set1_ps(3.0f)));
-    const __m256 ok = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(kZeroLength2), _CMP_GE_OQ),
-                                                  _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ)),
-                                    keep);
+    __m256 r, ok;
+    reciprocalLengths(len2, r, ok);
+    ok = _mm256_and_ps(ok, keep);
     const __m256 rs = _mm256_xor_ps(r, sign);
     return {_mm256_and_ps(_mm256_mul_ps(v.x, rs), ok), _mm256_and_ps(_mm256_mul_ps(v.y, rs), ok),
             _mm256_and_ps(_mm256_mul_ps(v.z, rs), ok)};
@@ -542,15 +536,7 @@ RS_INLINE void dqBlendPair(const float* dq, const uint16_t* j, const float* w, _
     __m256 w47 = w03;
     if constexpr (K == 8)
         w47 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(w + 4)), _mm_loadu_ps(w + K + 4), 1);
-    auto weight = [&](int i) {
-        const __m256 q = i < 4 ? w03 : w47;
-        switch (i & 3) {
-        case 0: return _mm256_permute_ps(q, 0x00);
-        case 1: return _mm256_permute_ps(q, 0x55);
-        case 2: return _mm256_permute_ps(q, 0xAA);
-        default: return _mm256_permute_ps(q, 0xFF);
-        }
-    };
+    auto weight = [&](int i) { return laneBroadcast(i < 4 ? w03 : w47, i); };
     __m256 pivot, pd;
     slot(0, pivot, pd);
     const __m256 w0 = weight(0);
