@@ -44,14 +44,16 @@ bool buildCompactPalette(std::span<const JointFrame> palette, PaletteMatrix* out
 /// the AVX2 kernels: the hardware's stream prefetch restarts at every 4 KB boundary of each input stream.
 inline constexpr size_t kPrefetchBlocks = 8;
 
-/// Software prefetch of the inputs of the 16 vertices from u: their joints and weights (K a vertex), positions, and
-/// normals and tangents where n and t are not null.
+/// Software prefetch of the inputs of the 16 vertices from u: their joints and weights (K a vertex) where joints is
+/// not null, positions, and normals and tangents where n and t are not null.
 template <int K>
 [[gnu::always_inline]] inline void prefetchInputs16(const uint16_t* joints, const float* weights, const float* p, const float* n,
                                                     const float* t, size_t u)
 {
-    prefetchLines(joints + K * u, 16 * K * sizeof(uint16_t));
-    prefetchLines(weights + K * u, 16 * K * sizeof(float));
+    if (joints) {
+        prefetchLines(joints + K * u, 16 * K * sizeof(uint16_t));
+        prefetchLines(weights + K * u, 16 * K * sizeof(float));
+    }
     prefetchLines(p + 3 * u, 16 * 12);
     if (n)
         prefetchLines(n + 3 * u, 16 * 12);

@@ -840,13 +840,18 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
     const uint8_t* folded = job.gradients.blockFolded.empty() ? nullptr : job.gradients.blockFolded.data();
     const float* slotWeights = job.gradients.slotWeights.empty() ? nullptr : job.gradients.slotWeights.data();
     const size_t blocks = job.gradients.blockSlots.size() - 1;
+    const float* inP = reinterpret_cast<const float*>(job.positions.data());
+    const float* inN = reinterpret_cast<const float*>(job.normals.data());
     const OutputsAhead ahead = outputsAhead(job.positions.size(), kPositions ? outP : nullptr, outN, kTangents ? outT : nullptr);
     for (; v + 9 <= last; v += 8) {
         const size_t b = v / 16;
         if (plan[b] & WeightGradients::kUnplanned)
             break;
-        // No prefetchInputs here (the other AVX2 loops have it): with the plan's gradient prefetch below it cost this
-        // loop ×0.92 at 100k and 1M in one process (twenty-first session, Ice Lake); the hardware streams suffice.
+        // The frames' inputs fetched ahead, not the joints and weights, which folded halves do not read: with those too
+        // (the other AVX2 loops' prefetchInputs) and the plan's gradient prefetch below this loop ran ×0.92 at 100k and
+        // 1M on Ice Lake (twenty-first session); positions, normals and tangents alone ×1.04–1.14 at 1M, ×1.00–1.04 at
+        // 100k on Zen 4 (twenty-second session; both in one process against the loop without).
+        prefetchInputs<K>(nullptr, nullptr, inP, inN, kTangents ? inT : nullptr, start, v, last);
         prefetchOutputs(ahead, start, v, last);
         const int half = int(v / 8 % 2);
         constexpr int kHalfLines = kGradientPrefetchLines / 2;
