@@ -857,7 +857,8 @@ __attribute__((noinline)) size_t jacobianPlanned(const SkinJob& job, const Palet
         const size_t b = v / 16;
         if (plan[b] & WeightGradients::kUnplanned)
             break;
-        // The frames' inputs fetched ahead, not the joints and weights, which folded halves do not read: with those too
+        // The frames' inputs fetched ahead, not the joints and weights, which folded halves do not read (unfolded ones,
+        // 3% of the benchmark rig's at 1M, read them unfetched, as since b05e009): with those too
         // (the other AVX2 loops' prefetchInputs) and the plan's gradient prefetch below this loop ran ×0.92 at 100k and
         // 1M on Ice Lake (twenty-first session); positions, normals and tangents alone ×1.04–1.14 at 1M, ×1.00–1.04 at
         // 100k on Zen 4 (twenty-second session; both in one process against the loop without).
