@@ -74,6 +74,7 @@ inline void storeRows(__m512 x, __m512 y, __m512 z, float* out)
 
 /// The dependent part of sixteen triangles' terms from their rows (e1, e2 and the UV differences d1.x d1.y d2.x
 /// d2.y; d ignored without UVs), written as rows at triangle `t`.
+template <bool kUvs>
 inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const float* e2Rows, const float* dRows)
 {
     __m512 e1x, e1y, e1z, e2x, e2y, e2z, unused;
@@ -90,7 +91,7 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
               a.normals + 4 * t);
     // Named registers, not an array: the array stayed on the stack, its masking a loop over memory.
     __m512 tx = zero, ty = zero, tz = zero, bx = zero, by = zero, bz = zero;
-    if (a.uvs) {
+    if constexpr (kUvs) {
         __m512 d1x, d1y, d2x, d2y;
         columns(dRows, d1x, d1y, d2x, d2y);
         const __m512 det = _mm512_sub_ps(_mm512_mul_ps(d1x, d2y), _mm512_mul_ps(d2x, d1y));
@@ -125,16 +126,16 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
     storeRows(bx, by, bz, a.bitangents + 4 * t);
 }
 
-} // namespace
-
-void faceTermsAvx512(const FaceArgs& args, size_t first, size_t last)
+/// faceTermsAvx512 with or without UVs fixed at compile time: the indexed loop tests nothing per triangle.
+template <bool kUvs>
+void faceTermsAvx512Impl(const FaceArgs& args, size_t first, size_t last)
 {
     const FaceArgs a = args; // a local copy: stores through its row pointers cannot change it
 
     // Rows per triangle: e1 and e2 (x y z 0), the UV differences (d1.x d1.y d2.x d2.y).
     alignas(64) float e1Rows[4 * kChunk], e2Rows[4 * kChunk], dRows[4 * kChunk];
     const float* p = reinterpret_cast<const float*>(a.positions);
-    const double* uv = reinterpret_cast<const double*>(a.uvs);
+    [[maybe_unused]] const double* uv = reinterpret_cast<const double*>(a.uvs);
     const size_t rest = inBlockRuns<kBlock, kBlocks>(
         first, last,
         [&](size_t t, int j) RS_INLINE_LAMBDA {
@@ -143,16 +144,26 @@ void faceTermsAvx512(const FaceArgs& args, size_t first, size_t last)
             const __m128 p0 = _mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[0]));
             _mm_store_ps(e1Rows + 4 * j, _mm_sub_ps(_mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[1])), p0));
             _mm_store_ps(e2Rows + 4 * j, _mm_sub_ps(_mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[2])), p0));
-            if (uv) {
+            if constexpr (kUvs) {
                 const __m128 u0 = _mm_castpd_ps(_mm_load_sd(uv + idx[0]));
                 const __m128 d1 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[1])), u0);
                 const __m128 d2 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[2])), u0);
                 _mm_store_ps(dRows + 4 * j, _mm_movelh_ps(d1, d2));
             }
         },
-        [&](size_t t, int r) RS_INLINE_LAMBDA { faceBlock(a, t, e1Rows + r, e2Rows + r, dRows + r); });
+        [&](size_t t, int r) RS_INLINE_LAMBDA { faceBlock<kUvs>(a, t, e1Rows + r, e2Rows + r, dRows + r); });
     for (size_t t = rest; t < last; ++t)
         faceTerms(a, t);
+}
+
+} // namespace
+
+void faceTermsAvx512(const FaceArgs& args, size_t first, size_t last)
+{
+    if (args.uvs)
+        faceTermsAvx512Impl<true>(args, first, last);
+    else
+        faceTermsAvx512Impl<false>(args, first, last);
 }
 
 namespace {
@@ -231,9 +242,9 @@ inline void gatherBlocks(const GatherArgs& a, size_t v, const float* nRows, cons
     }
 }
 
-} // namespace
-
-void gatherFramesAvx512(const GatherArgs& args, size_t first, size_t last)
+/// gatherFramesAvx512 with whether the gather has compact lists and tangents to sum fixed at compile time (visitTerms).
+template <bool kCompact, bool kTangents>
+void gatherFramesAvx512Impl(const GatherArgs& args, size_t first, size_t last)
 {
     const GatherArgs a = args; // a local copy: stores through its output pointers cannot change it
 
@@ -244,7 +255,7 @@ void gatherFramesAvx512(const GatherArgs& args, size_t first, size_t last)
         first, last,
         [&](size_t v, int j) RS_INLINE_LAMBDA {
             __m128 n, t, b;
-            sumVertex128(a, v, n, t, b);
+            sumVertex128<kCompact, kTangents>(a, v, n, t, b);
             _mm_store_ps(nRows + 4 * j, n);
             _mm_store_ps(tRows + 4 * j, t);
             _mm_store_ps(bRows + 4 * j, b);
@@ -252,6 +263,18 @@ void gatherFramesAvx512(const GatherArgs& args, size_t first, size_t last)
         [&](size_t v, int r) RS_INLINE_LAMBDA { gatherBlocks<2>(a, v, nRows + r, tRows + r, bRows + r); });
     for (size_t v = rest; v < last; ++v)
         gatherVertex(a, v);
+}
+
+} // namespace
+
+void gatherFramesAvx512(const GatherArgs& args, size_t first, size_t last)
+{
+    if (args.compactBegin)
+        args.withTangents ? gatherFramesAvx512Impl<true, true>(args, first, last)
+                          : gatherFramesAvx512Impl<true, false>(args, first, last);
+    else
+        args.withTangents ? gatherFramesAvx512Impl<false, true>(args, first, last)
+                          : gatherFramesAvx512Impl<false, false>(args, first, last);
 }
 
 } // namespace rig::detail

@@ -117,15 +117,19 @@ inline void finishVertex(const GatherArgs& a, size_t v, const float n[3], const 
 
 /// Visits the triangles vertex v sums: normal(r) for each triangle of its group's list, then (with tangents)
 /// tangents(r) for each of its own, r being the offset of the triangle's rows in floats (4 a row). A vertex alone in
-/// its group (most are) has one list for both, visited in one pass in the same order.
-template <typename Normal, typename Tangents>
+/// its group (most are) has one list for both, visited in one pass in the same order. kCompact and kTangents, where
+/// not -1, are what a.compactBegin != null and a.withTangents are (the SIMD kernels' instantiations: no test of them
+/// per vertex).
+template <int kCompact = -1, int kTangents = -1, typename Normal, typename Tangents>
 inline void visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents tangents)
 {
-    if (a.compactBegin) { // alone in its group: one list, in 16 bits
+    const bool compact = kCompact < 0 ? a.compactBegin != nullptr : kCompact != 0;
+    const bool withTangents = kTangents < 0 ? a.withTangents : kTangents != 0;
+    if (compact) { // alone in its group: one list, in 16 bits
         const uint32_t cb = a.compactBegin[v];
         if (!(cb >> 31)) {
             const uint32_t ce = a.compactBegin[v + 1] & 0x7FFFFFFFu;
-            if (a.withTangents)
+            if (withTangents)
                 for (uint32_t i = cb; i < ce; ++i) {
                     const size_t r = 2 * size_t(a.compactTri[i]);
                     normal(r);
@@ -139,7 +143,7 @@ inline void visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents ta
     }
     const uint32_t rep = a.group[v];
     const uint32_t gb = a.gOff[rep], ge = a.gOff[rep + 1];
-    if (a.withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
+    if (withTangents && rep == a.vertexBegin + v && ge - gb == a.vOff[v + 1] - a.vOff[v]) {
         for (uint32_t i = gb; i < ge; ++i) {
             const size_t r = 4 * size_t(a.gTri[i] & a.faceMask);
             normal(r);
@@ -149,7 +153,7 @@ inline void visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents ta
     }
     for (uint32_t i = gb; i < ge; ++i)
         normal(4 * size_t(a.gTri[i] & a.faceMask));
-    if (a.withTangents)
+    if (withTangents)
         for (uint32_t i = a.vOff[v]; i < a.vOff[v + 1]; ++i)
             tangents(4 * size_t(a.vTri[i] & a.faceMask));
 }
@@ -179,11 +183,12 @@ inline void sumVertex(const GatherArgs& a, size_t v, float n[3], float t[3], flo
 }
 
 /// sumVertex with 128-bit loads and adds (the SIMD kernels): the same sums, component by component, in the same
-/// order, as three vectors (lanes 0..2; lane 3 sums the rows' zeros).
+/// order, as three vectors (lanes 0..2; lane 3 sums the rows' zeros). kCompact, kTangents: visitTerms'.
+template <int kCompact = -1, int kTangents = -1>
 inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __m128& b)
 {
     n = t = b = _mm_setzero_ps();
-    visitTerms(
+    visitTerms<kCompact, kTangents>(
         a, v, [&](size_t f) { n = _mm_add_ps(n, _mm_load_ps(a.faceNormals + f)); },
         [&](size_t f) {
             t = _mm_add_ps(t, _mm_load_ps(a.faceTangents + f));
