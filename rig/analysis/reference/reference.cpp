@@ -389,6 +389,7 @@ detail::FaceArgs faceArgs(std::span<const glm::vec3> positions, std::span<const 
     a.normals = reinterpret_cast<float*>(normals);
     a.tangents = reinterpret_cast<float*>(tangents);
     a.bitangents = reinterpret_cast<float*>(bitangents);
+    a.vertexCount = positions.size();
     return a;
 }
 

@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include <limits>
+#include <type_traits>
 
 #include "rig/analysis/reference/reference_kernels.h"
 #include "rig/deform/kernels/avx2_math.h"
@@ -150,19 +151,43 @@ void faceTermsAvx2Impl(const FaceArgs& args, size_t first, size_t last)
     alignas(32) float e1Rows[4 * kChunk], e2Rows[4 * kChunk], dRows[4 * kChunk];
     const float* p = reinterpret_cast<const float*>(a.positions);
     [[maybe_unused]] const double* uv = reinterpret_cast<const double*>(a.uvs);
-    const size_t rest = inBlockRuns<kBlock, kBlocks>(
+    // The corners' positions as whole 16-byte loads (one instruction, not three; the fourth float, the next vertex's
+    // x, lands in the rows' w, which faceBlock never reads) for the runs with no corner on the mesh's last vertex, whose
+    // next float may be past the array; exactly otherwise, and where the vertex count is not known.
+    const uint32_t lastVertex = a.vertexCount ? uint32_t(a.vertexCount - 1) : 0;
+    const __m256i lastVertex8 = _mm256_set1_epi32(int(lastVertex));
+    auto corners = [&](size_t t, int j, auto wide) RS_INLINE_LAMBDA {
+        const uint32_t* idx = a.indices + 3 * t;
+        auto corner = [&](uint32_t i) RS_INLINE_LAMBDA {
+            if constexpr (decltype(wide)::value)
+                return _mm_loadu_ps(p + 3 * size_t(i));
+            else
+                return load3(p + 3 * size_t(i));
+        };
+        const __m128 p0 = corner(idx[0]);
+        _mm_store_ps(e1Rows + 4 * j, _mm_sub_ps(corner(idx[1]), p0));
+        _mm_store_ps(e2Rows + 4 * j, _mm_sub_ps(corner(idx[2]), p0));
+        if constexpr (kUvs) {
+            const __m128 u0 = _mm_castpd_ps(_mm_load_sd(uv + idx[0]));
+            const __m128 d1 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[1])), u0);
+            const __m128 d2 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[2])), u0);
+            _mm_store_ps(dRows + 4 * j, _mm_movelh_ps(d1, d2));
+        }
+    };
+    const size_t rest = inBlockRunsOf<kBlock, kBlocks>(
         first, last,
-        [&](size_t t, int j) RS_INLINE_LAMBDA {
-            const uint32_t* idx = a.indices + 3 * t;
-            const __m128 p0 = load3(p + 3 * size_t(idx[0])); // three floats: no read past the last vertex
-            _mm_store_ps(e1Rows + 4 * j, _mm_sub_ps(load3(p + 3 * size_t(idx[1])), p0));
-            _mm_store_ps(e2Rows + 4 * j, _mm_sub_ps(load3(p + 3 * size_t(idx[2])), p0));
-            if constexpr (kUvs) {
-                const __m128 u0 = _mm_castpd_ps(_mm_load_sd(uv + idx[0]));
-                const __m128 d1 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[1])), u0);
-                const __m128 d2 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[2])), u0);
-                _mm_store_ps(dRows + 4 * j, _mm_movelh_ps(d1, d2));
-            }
+        [&](size_t e, int count) RS_INLINE_LAMBDA {
+            // Any of the run's 3 x count corner indices (a multiple of 24) on the last vertex?
+            __m256i onLast = _mm256_setzero_si256();
+            const __m256i* idx = reinterpret_cast<const __m256i*>(a.indices + 3 * e);
+            for (int i = 0; i < 3 * count / 8; ++i)
+                onLast = _mm256_or_si256(onLast, _mm256_cmpeq_epi32(_mm256_loadu_si256(idx + i), lastVertex8));
+            if (a.vertexCount && _mm256_testz_si256(onLast, onLast))
+                for (int j = 0; j < count; ++j)
+                    corners(e + size_t(j), j, std::true_type{});
+            else
+                for (int j = 0; j < count; ++j)
+                    corners(e + size_t(j), j, std::false_type{});
         },
         [&](size_t t, int r) RS_INLINE_LAMBDA { faceBlock<kUvs>(a, t, e1Rows + r, e2Rows + r, dRows + r); });
     for (size_t t = rest; t < last; ++t)

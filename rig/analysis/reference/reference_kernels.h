@@ -24,6 +24,9 @@ struct FaceArgs {
     float* normals;
     float* tangents;
     float* bitangents;
+    /// The mesh's vertex count, or 0 where unknown: the AVX2 face pass then reads every corner's three floats exactly
+    /// (with it, a whole 16-byte load for the runs whose corners all have a next vertex).
+    size_t vertexCount = 0;
 };
 
 /// Everything the gather of one mesh reads and writes (reference.cpp's gatherFrames fills it).
@@ -196,6 +199,23 @@ inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __
         });
 }
 
+/// inBlockRuns with the indexed part of a run as one call: run(e, count) for the run's elements [e, e + count), which
+/// may decide something once for the run.
+template <int Block, int Blocks, typename Run, typename Dependent>
+inline size_t inBlockRunsOf(size_t first, size_t last, Run run, Dependent dependent)
+{
+    size_t e = first;
+    while (last - e >= size_t(Block)) {
+        const size_t whole = (last - e) / Block;
+        const int blocks = whole < size_t(Blocks) ? int(whole) : Blocks;
+        run(e, blocks * Block);
+        for (int b = 0; b < blocks; ++b)
+            dependent(e + size_t(b * Block), 4 * Block * b);
+        e += size_t(blocks * Block);
+    }
+    return e;
+}
+
 /// Elements [first, last) in runs of up to Blocks whole blocks of Block elements (the SIMD kernels): indexed(e, j)
 /// for each element e of a run (j: its place in the run), then dependent(e, r) for each block of the run (e: its first
 /// element, r: the offset of its rows in the run's buffers, 4 floats an element). A block's dependent part loads whole
@@ -206,17 +226,13 @@ inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __
 template <int Block, int Blocks, typename Indexed, typename Dependent>
 inline size_t inBlockRuns(size_t first, size_t last, Indexed indexed, Dependent dependent)
 {
-    size_t e = first;
-    while (last - e >= size_t(Block)) {
-        const size_t whole = (last - e) / Block;
-        const int blocks = whole < size_t(Blocks) ? int(whole) : Blocks;
-        for (int j = 0; j < blocks * Block; ++j)
-            indexed(e + size_t(j), j);
-        for (int b = 0; b < blocks; ++b)
-            dependent(e + size_t(b * Block), 4 * Block * b);
-        e += size_t(blocks * Block);
-    }
-    return e;
+    return inBlockRunsOf<Block, Blocks>(
+        first, last,
+        [&](size_t e, int count) {
+            for (int j = 0; j < count; ++j)
+                indexed(e + size_t(j), j);
+        },
+        dependent);
 }
 
 inline void gatherVertex(const GatherArgs& a, size_t v)
