@@ -199,8 +199,9 @@ inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __
         });
 }
 
-/// inBlockRuns with the indexed part of a run as one call: run(e, count) for the run's elements [e, e + count), which
-/// may decide something once for the run.
+/// inBlockRuns (below) with the indexed part of a run as one call: run(e, count) for the run's elements [e, e + count),
+/// which may decide something once for the run. inBlockRuns keeps a loop of its own: written as this one with a
+/// lambda per run, GCC 12 compiled the AVX-512 rebuild's loops otherwise, x0.98 at 100k on Zen 4.
 template <int Block, int Blocks, typename Run, typename Dependent>
 inline size_t inBlockRunsOf(size_t first, size_t last, Run run, Dependent dependent)
 {
@@ -226,13 +227,17 @@ inline size_t inBlockRunsOf(size_t first, size_t last, Run run, Dependent depend
 template <int Block, int Blocks, typename Indexed, typename Dependent>
 inline size_t inBlockRuns(size_t first, size_t last, Indexed indexed, Dependent dependent)
 {
-    return inBlockRunsOf<Block, Blocks>(
-        first, last,
-        [&](size_t e, int count) {
-            for (int j = 0; j < count; ++j)
-                indexed(e + size_t(j), j);
-        },
-        dependent);
+    size_t e = first;
+    while (last - e >= size_t(Block)) {
+        const size_t whole = (last - e) / Block;
+        const int blocks = whole < size_t(Blocks) ? int(whole) : Blocks;
+        for (int j = 0; j < blocks * Block; ++j)
+            indexed(e + size_t(j), j);
+        for (int b = 0; b < blocks; ++b)
+            dependent(e + size_t(b * Block), 4 * Block * b);
+        e += size_t(blocks * Block);
+    }
+    return e;
 }
 
 inline void gatherVertex(const GatherArgs& a, size_t v)
