@@ -198,10 +198,8 @@ void faceTermsAvx2Impl(const FaceArgs& args, size_t first, size_t last)
 
 void faceTermsAvx2(const FaceArgs& args, size_t first, size_t last)
 {
-    if (args.uvs)
-        faceTermsAvx2Impl<true>(args, first, last);
-    else
-        faceTermsAvx2Impl<false>(args, first, last);
+    withFlag(args.uvs != nullptr,
+             [&](auto uvs) RS_INLINE_LAMBDA { faceTermsAvx2Impl<decltype(uvs)::value>(args, first, last); });
 }
 
 namespace {
@@ -300,12 +298,9 @@ void gatherFramesAvx2Impl(const GatherArgs& args, size_t first, size_t last)
 
 void gatherFramesAvx2(const GatherArgs& args, size_t first, size_t last)
 {
-    if (args.compactBegin)
-        args.withTangents ? gatherFramesAvx2Impl<true, true>(args, first, last)
-                          : gatherFramesAvx2Impl<true, false>(args, first, last);
-    else
-        args.withTangents ? gatherFramesAvx2Impl<false, true>(args, first, last)
-                          : gatherFramesAvx2Impl<false, false>(args, first, last);
+    withFlags(args.compactBegin != nullptr, args.withTangents, [&](auto compact, auto tangents) RS_INLINE_LAMBDA {
+        gatherFramesAvx2Impl<decltype(compact)::value, decltype(tangents)::value>(args, first, last);
+    });
 }
 
 } // namespace rig::detail

@@ -160,10 +160,8 @@ void faceTermsAvx512Impl(const FaceArgs& args, size_t first, size_t last)
 
 void faceTermsAvx512(const FaceArgs& args, size_t first, size_t last)
 {
-    if (args.uvs)
-        faceTermsAvx512Impl<true>(args, first, last);
-    else
-        faceTermsAvx512Impl<false>(args, first, last);
+    withFlag(args.uvs != nullptr,
+             [&](auto uvs) RS_INLINE_LAMBDA { faceTermsAvx512Impl<decltype(uvs)::value>(args, first, last); });
 }
 
 namespace {
@@ -269,12 +267,9 @@ void gatherFramesAvx512Impl(const GatherArgs& args, size_t first, size_t last)
 
 void gatherFramesAvx512(const GatherArgs& args, size_t first, size_t last)
 {
-    if (args.compactBegin)
-        args.withTangents ? gatherFramesAvx512Impl<true, true>(args, first, last)
-                          : gatherFramesAvx512Impl<true, false>(args, first, last);
-    else
-        args.withTangents ? gatherFramesAvx512Impl<false, true>(args, first, last)
-                          : gatherFramesAvx512Impl<false, false>(args, first, last);
+    withFlags(args.compactBegin != nullptr, args.withTangents, [&](auto compact, auto tangents) RS_INLINE_LAMBDA {
+        gatherFramesAvx512Impl<decltype(compact)::value, decltype(tangents)::value>(args, first, last);
+    });
 }
 
 } // namespace rig::detail

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cstddef>
 #include <span>
+#include <type_traits>
 
 #include "rig/deform/skinning.h"
 #include "rig/deform/weight_gradients.h"
@@ -14,6 +15,21 @@
 #define RS_INLINE_LAMBDA __attribute__((always_inline)) ///< the same for a lambda ([&](...) RS_INLINE_LAMBDA { })
 
 namespace rig::detail {
+
+/// f(a) with a as a compile-time constant (std::bool_constant): for a kernel instantiated for both values of a flag
+/// that holds for a whole call (its outputs, whether the mesh has UVs), so that its loops test nothing per element.
+template <typename F>
+RS_INLINE auto withFlag(bool a, F f)
+{
+    return a ? f(std::true_type{}) : f(std::false_type{});
+}
+
+/// f(a, b) with both as compile-time constants, as withFlag.
+template <typename F>
+RS_INLINE auto withFlags(bool a, bool b, F f)
+{
+    return withFlag(a, [&](auto ca) RS_INLINE_LAMBDA { return withFlag(b, [&](auto cb) RS_INLINE_LAMBDA { return f(ca, cb); }); });
+}
 
 /// One palette entry as the SIMD kernels read it: the 3x4 affine part of JointFrame::matrix, column-major, each
 /// column padded to four floats with 0 — (c0 | c1 | c2 | t), exactly one 64-byte cache line.

@@ -438,18 +438,6 @@ RS_INLINE void storeBlock8(float* outP, float* outN, float* outT, size_t v, cons
     }
 }
 
-/// f(positions, tangents) with both as compile-time constants (std::bool_constant): the loops whose outputs are
-/// template parameters, instantiated for each combination the job can have.
-template <typename F>
-RS_INLINE auto withOutputs(bool positions, bool tangents, F f)
-{
-    using Yes = std::true_type;
-    using No = std::false_type;
-    if (positions)
-        return tangents ? f(Yes{}, Yes{}) : f(Yes{}, No{});
-    return tangents ? f(No{}, Yes{}) : f(No{}, No{});
-}
-
 /// Cofactor or inverse-transpose eight vertices at a time from `first`: the blends of four blocks first (their loads
 /// by joint index, independent of each other), then each block with one vertex per lane (the cross products, for
 /// inverse-transpose the determinant and its singularity test, the normalisations without shuffles); returns where
@@ -971,7 +959,7 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
     case Method::BlendInverseTranspose: {
         size_t start = first;
         if (!tables.anySingular && out.n) { // every flag None; positions and tangents as the job has them
-            start = withOutputs(out.p, tangents, [&](auto p, auto t) {
+            start = withFlags(out.p != nullptr, tangents, [&](auto p, auto t) {
                 return blendInverseTransposePairs<K, decltype(p)::value, decltype(t)::value>(job, pal, tables.inverseTranspose,
                                                                                              out, first, last);
             });
@@ -1026,7 +1014,7 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         perVertex(first, v);
         const size_t blocks = plan.size() - 1;
         auto planned = [&](size_t start, size_t from) {
-            return withOutputs(out.p, tangents, [&](auto p, auto t) {
+            return withFlags(out.p != nullptr, tangents, [&](auto p, auto t) {
                 return jacobianPlanned<K, decltype(p)::value, decltype(t)::value>(job, pal, inT, out.p, out.n, out.t, start,
                                                                                   from, last);
             });
@@ -1121,7 +1109,7 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         // joint and none's blend vanishes; otherwise, and for the rest, one at a time.
         const bool flaggedJoints = tables.anySingular || tables.anyMirrored;
         auto blocks = [&](size_t from) { // the blocks with the outputs fixed, from `from` on
-            return withOutputs(out.p, tangents, [&](auto p, auto t) {
+            return withFlags(out.p != nullptr, tangents, [&](auto p, auto t) {
                 return dualQuaternionBlocks<K, decltype(p)::value, decltype(t)::value>(job, tables, inT, out.p, out.n, out.t,
                                                                                        first, from, last);
             });
