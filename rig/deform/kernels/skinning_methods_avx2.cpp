@@ -820,12 +820,10 @@ template <int K, bool kPositions, bool kTangents>
 RS_INLINE Block8 jacobianHalf(const SkinJob& job, const PaletteMatrix* pal, const float* inT, const uint8_t* folded,
                               size_t b, size_t v, size_t last, int half, const HalfSlots& h)
 {
-    const bool fold = folded && folded[b];
-    if (half == 0)
-        return fold ? jacobianBlock8<K, kPositions, kTangents, true, 0>(job, pal, inT, v, last, h)
-                    : jacobianBlock8<K, kPositions, kTangents, false, 0>(job, pal, inT, v, last, h);
-    return fold ? jacobianBlock8<K, kPositions, kTangents, true, 1>(job, pal, inT, v, last, h)
-                : jacobianBlock8<K, kPositions, kTangents, false, 1>(job, pal, inT, v, last, h);
+    return withFlags(folded && folded[b], half != 0, [&](auto fold, auto second) RS_INLINE_LAMBDA {
+        return jacobianBlock8<K, kPositions, kTangents, decltype(fold)::value, decltype(second)::value ? 1 : 0>(
+            job, pal, inT, v, last, h);
+    });
 }
 
 /// The jacobian's planned halves from v (a multiple of 8; `start`: where the caller's loop began, for the prefetch
