@@ -386,6 +386,7 @@ detail::FaceArgs faceArgs(std::span<const glm::vec3> positions, std::span<const 
     a.positions = positions.data();
     a.uvs = uvs.empty() ? nullptr : uvs.data();
     a.indices = indices.data() + 3 * first;
+    a.triangleCount = indices.size() / 3 - first;
     a.normals = reinterpret_cast<float*>(normals);
     a.tangents = reinterpret_cast<float*>(tangents);
     a.bitangents = reinterpret_cast<float*>(bitangents);

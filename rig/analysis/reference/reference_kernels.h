@@ -27,6 +27,10 @@ struct FaceArgs {
     /// The mesh's vertex count, or 0 where unknown: the AVX2 face pass then reads every corner's three floats exactly
     /// (with it, a whole 16-byte load for the runs whose corners all have a next vertex).
     size_t vertexCount = 0;
+    /// The triangles `indices` holds from its start, or 0 where unknown: the SIMD face passes fetch the indices of
+    /// triangles ahead of the ones they read (software prefetch, only inside the array), past the call's range too,
+    /// where the next call of a schedule's task goes on.
+    size_t triangleCount = 0;
 };
 
 /// Everything the gather of one mesh reads and writes (reference.cpp's gatherFrames fills it).
