@@ -5,7 +5,7 @@
 // elements at once instead of one after the other. Between the two, rows of four floats per element become one
 // register per component with in-lane 4 x 4 transposes (and back), in the order lane 4L + j <-> element 4j + L, the
 // same for every register, so the lane-wise arithmetic is unaffected. The face terms go out as whole registers of
-// (x y z 0) rows; the indexed parts of four blocks run before their dependent parts, so that the dependent part's
+// (x y z z) rows; the indexed parts of four blocks run before their dependent parts, so that the dependent part's
 // 64-byte loads of rows stored 16 bytes at a time find them in the cache (a store cannot forward to a wider load).
 // Built with -ffp-contract=off: every product and sum is rounded as the scalar code rounds it, so both kernels are
 // bit-identical to it.
@@ -64,15 +64,16 @@ inline void columns(const float* rows, __m512& x, __m512& y, __m512& z, __m512& 
                y, z, w);
 }
 
-/// Sixteen rows of (x y z 0) from one register per component, stored at `out` (64 floats).
+/// Sixteen face-term rows (x y z z: reference.h's ReferenceScratch) from one register per component, stored at `out`
+/// (64 floats): two unpacks and four shuffles, as reference_avx2.cpp's rowsXyzz (here no faster than transpose4 with
+/// w = 0, but the rows are the same in every kernel).
 inline void storeRows(__m512 x, __m512 y, __m512 z, float* out)
 {
-    __m512 r0, r1, r2, r3;
-    transpose4(x, y, z, _mm512_setzero_ps(), r0, r1, r2, r3);
-    _mm512_storeu_ps(out, r0);
-    _mm512_storeu_ps(out + 16, r1);
-    _mm512_storeu_ps(out + 32, r2);
-    _mm512_storeu_ps(out + 48, r3);
+    const __m512 t0 = _mm512_unpacklo_ps(x, y), t1 = _mm512_unpackhi_ps(x, y);
+    _mm512_storeu_ps(out, _mm512_shuffle_ps(t0, z, _MM_SHUFFLE(0, 0, 1, 0)));
+    _mm512_storeu_ps(out + 16, _mm512_shuffle_ps(t0, z, _MM_SHUFFLE(1, 1, 3, 2)));
+    _mm512_storeu_ps(out + 32, _mm512_shuffle_ps(t1, z, _MM_SHUFFLE(2, 2, 1, 0)));
+    _mm512_storeu_ps(out + 48, _mm512_shuffle_ps(t1, z, _MM_SHUFFLE(3, 3, 3, 2)));
 }
 
 /// The dependent part of sixteen triangles' terms from their rows (e1, e2 and the UV differences d1.x d1.y d2.x

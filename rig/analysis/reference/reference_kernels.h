@@ -20,7 +20,7 @@ struct FaceArgs {
     const glm::vec3* positions;
     const glm::vec2* uvs;    ///< or null
     const uint32_t* indices;
-    /// The mesh's first triangle's rows (4 floats a triangle, w = 0; reference.h's ReferenceScratch).
+    /// The mesh's first triangle's rows (4 floats a triangle, w = z; reference.h's ReferenceScratch).
     float* normals;
     float* tangents;
     float* bitangents;
@@ -91,7 +91,7 @@ inline void faceTerms(const FaceArgs& a, size_t t)
         out[4 * t] = x.x;
         out[4 * t + 1] = x.y;
         out[4 * t + 2] = x.z;
-        out[4 * t + 3] = 0.0f;
+        out[4 * t + 3] = x.z; // w: a copy of z (ReferenceScratch)
     };
     row(a.normals, normal);
     row(a.tangents, tangentTerm);
@@ -190,7 +190,7 @@ inline void sumVertex(const GatherArgs& a, size_t v, float n[3], float t[3], flo
 }
 
 /// sumVertex with 128-bit loads and adds (the SIMD kernels): the same sums, component by component, in the same
-/// order, as three vectors (lanes 0..2; lane 3 sums the rows' zeros). kCompact, kTangents: visitTerms'.
+/// order, as three vectors (lanes 0..2; lane 3 sums the rows' copies of z, unused). kCompact, kTangents: visitTerms'.
 template <int kCompact = -1, int kTangents = -1>
 inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __m128& b)
 {
