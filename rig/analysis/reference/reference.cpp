@@ -23,6 +23,10 @@ constexpr uint32_t kScheduleChunk = 1024;
 constexpr uint32_t kTaskChunks = 16;
 constexpr uint32_t kMinWindow = 1024;
 constexpr uint32_t kMaxWindow = 16384;
+/// A task's face-pass calls cover a multiple of this many triangles past a chunk's need (up to the mesh's or the
+/// window's end): the SIMD face passes' blocks (AVX-512 16, AVX2 8), so that their remainders, done by the scalar
+/// code, come only at those ends (x1.01-1.02 on the rebuild on Zen 4). The window is that much larger than the span.
+constexpr uint32_t kFaceCallAlign = 16;
 
 /// A vertex's weld candidate key: its space and its position bits (+0 and -0 are the same place).
 struct WeldEntry {
@@ -251,11 +255,11 @@ void buildSchedule(ReferenceTopology& t)
     }
     const uint64_t triangles = t.triangleBegin.back();
     // Scattered orders: a window past kMaxWindow, or recomputing more than a quarter of the triangles again.
-    if (!ordered || span > kMaxWindow || work > triangles + triangles / 4 || triangles == 0) {
+    if (!ordered || span + kFaceCallAlign > kMaxWindow || work > triangles + triangles / 4 || triangles == 0) {
         s = {};
         return;
     }
-    s.windowTriangles = std::max<uint32_t>(kMinWindow, std::bit_ceil(uint32_t(span)));
+    s.windowTriangles = std::max<uint32_t>(kMinWindow, std::bit_ceil(uint32_t(span + kFaceCallAlign)));
     // The compact lists: window rows, doubled (2 * 16383 fits in 16 bits; the gather addresses rows of 16 bytes as
     // 8 x the entry).
     static_assert(2 * (kMaxWindow - 1) <= UINT16_MAX);
@@ -460,8 +464,11 @@ void runScheduledTask(const ReferenceTopology& topology, std::span<const Referen
             while (computed < s.needEnd[c]) {
                 while (topology.triangleBegin[mesh + 1] <= computed)
                     ++mesh;
-                // Up to the chunk's need, the mesh's end and the window's end, whichever comes first.
-                const uint32_t end = std::min({s.needEnd[c], topology.triangleBegin[mesh + 1], (computed | mask) + 1});
+                // Up to the chunk's need (rounded up: kFaceCallAlign), the mesh's end and the window's end, whichever
+                // comes first.
+                const uint32_t need = s.needEnd[c] - computed;
+                const uint32_t end = std::min({computed + (need + kFaceCallAlign - 1) / kFaceCallAlign * kFaceCallAlign,
+                                               topology.triangleBegin[mesh + 1], (computed | mask) + 1});
                 const ReferenceMeshIO& io = meshes[mesh];
                 const size_t row = computed & mask;
                 runFaces(kernel,
