@@ -59,7 +59,6 @@ private slots:
     void simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes();
     void windowedScheduleIsTheTwoPassBitsOnRealRigsWhateverTheThreads();
     void scatteredTriangleOrderFallsBackToTwoPasses();
-    void outputsPastEightMegabytesOnCacheLinesStreamWithTheScalarBits();
 };
 
 void TestReference::quadNormalAndTangent()
@@ -710,22 +709,6 @@ void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes(
                      qPrintable(QStringLiteral("%1 %2: normals differ").arg(k.name, c.name)));
             QVERIFY2(std::memcmp(t1.data(), t2.data(), N * sizeof(glm::vec4)) == 0,
                      qPrintable(QStringLiteral("%1 %2: tangents differ").arg(k.name, c.name)));
-            // Streamed (non-temporal stores into outputs on cache lines; the ranges that do not start on a block
-            // store as before): the same bits.
-            AlignedVector<glm::vec3> n3(N, glm::vec3(-7.0f));
-            AlignedVector<glm::vec4> t3(N, glm::vec4(-7.0f));
-            ga.normals = &n3[0].x;
-            ga.tangents = &t3[0].x;
-            ga.streamOutputs = true;
-            k.gather(ga, 0, 7);
-            k.gather(ga, 7, 16);
-            k.gather(ga, 16, 16 + 64 + 5);
-            k.gather(ga, 85, N);
-            ga.streamOutputs = false;
-            QVERIFY2(std::memcmp(n1.data(), n3.data(), N * sizeof(glm::vec3)) == 0,
-                     qPrintable(QStringLiteral("%1 %2: streamed normals differ").arg(k.name, c.name)));
-            QVERIFY2(std::memcmp(t1.data(), t3.data(), N * sizeof(glm::vec4)) == 0,
-                     qPrintable(QStringLiteral("%1 %2: streamed tangents differ").arg(k.name, c.name)));
             // Not a vacuous comparison: the cases reach defined and undefined frames of both handednesses.
             size_t defined = 0, undefined = 0, negative = 0;
             for (const glm::vec4& t : t1) {
@@ -890,69 +873,4 @@ void TestReference::scatteredTriangleOrderFallsBackToTwoPasses()
 }
 
 QTEST_GUILESS_MAIN(TestReference)
-void TestReference::outputsPastEightMegabytesOnCacheLinesStreamWithTheScalarBits()
-{
-    // The size: 8 MB = 8388608 bytes, 28 a vertex with tangents (299593 x 28 = 8388604), 12 without (699050 x 12 =
-    // 8388600); on cache lines only.
-    AlignedVector<glm::vec3> n(699051);
-    AlignedVector<glm::vec4> t(299594);
-    const std::span<const glm::vec3> normals(n.data(), n.size());
-    const std::span<const glm::vec4> tangents(t.data(), t.size());
-    QVERIFY(referenceStreamsOutputs(normals.first(299594), tangents));
-    QVERIFY(!referenceStreamsOutputs(normals.first(299593), tangents.first(299593)));
-    QVERIFY(referenceStreamsOutputs(normals, {}));
-    QVERIFY(!referenceStreamsOutputs(normals.first(699050), {}));
-    QVERIFY(!referenceStreamsOutputs(normals.subspan(1, 299594), tangents));  // 12 bytes off a line
-    QVERIFY(!referenceStreamsOutputs(normals.first(299594), tangents.subspan(1))); // 16 bytes off
-
-    // A mesh past it (560 x 560 vertices), rebuilt by every kernel into such outputs, scheduled and in two passes, on
-    // one and two threads: the scalar kernel's bits (it never streams).
-    const Rig grid = makeBenchmarkRig(560 * 560, 2, 1);
-    const Mesh& mesh = grid.meshes[0];
-    const size_t N = mesh.vertexCount();
-    QCOMPARE(N, size_t(560 * 560));
-    const ReferenceTopology topo = buildReferenceTopology(grid);
-    QVERIFY(topo.schedule.windowTriangles > 0);
-    AlignedVector<glm::vec3> expectedN(N);
-    AlignedVector<glm::vec4> expectedT(N);
-    QVERIFY(referenceStreamsOutputs(std::span(expectedN.data(), N), std::span(expectedT.data(), N)));
-    {
-        ReferenceScratch scratch;
-        scratch.kernel = ReferenceKernel::Scalar;
-        const ReferenceMeshIO io{mesh.positions, mesh.uvs, mesh.indices, std::span(expectedN.data(), N),
-                                 std::span(expectedT.data(), N)};
-        rebuildReference(topo, std::span(&io, 1), scratch);
-    }
-    size_t defined = 0;
-    for (const glm::vec4& f : expectedT)
-        defined += f.w != 0.0f;
-    QVERIFY(defined > N / 2);
-    for (ReferenceKernel k : availableKernels()) {
-        if (k == ReferenceKernel::Scalar)
-            continue;
-        for (bool scheduled : {true, false})
-            for (unsigned threads : {1u, 2u}) {
-                const ScopedThreadLimit limit(threads);
-                AlignedVector<glm::vec3> gotN(N, glm::vec3(-7.0f));
-                AlignedVector<glm::vec4> gotT(N, glm::vec4(-7.0f));
-                const std::span<glm::vec3> outN(gotN.data(), N);
-                const std::span<glm::vec4> outT(gotT.data(), N);
-                ReferenceScratch scratch;
-                scratch.kernel = k;
-                if (scheduled) {
-                    const ReferenceMeshIO io{mesh.positions, mesh.uvs, mesh.indices, outN, outT};
-                    rebuildReference(topo, std::span(&io, 1), scratch);
-                } else {
-                    rebuildFaces(topo, 0, mesh.positions, mesh.uvs, mesh.indices, scratch);
-                    gatherFrames(topo, 0, true, scratch, outN, outT);
-                }
-                const QString what = QStringLiteral("%1 kernel, %2, %3 threads")
-                                         .arg(referenceKernelName(k), scheduled ? "scheduled" : "two passes")
-                                         .arg(threads);
-                QVERIFY2(std::memcmp(gotN.data(), expectedN.data(), N * sizeof(glm::vec3)) == 0, qPrintable(what));
-                QVERIFY2(std::memcmp(gotT.data(), expectedT.data(), N * sizeof(glm::vec4)) == 0, qPrintable(what));
-            }
-    }
-}
-
 #include "test_reference.moc"

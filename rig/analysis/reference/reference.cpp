@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "rig/analysis/reference/reference_kernels.h"
-#include "rig/deform/kernels/skinning_internal.h"
 #include "rig/platform/parallel.h"
 #include "rig/platform/cpu_features.h"
 #include "rig/model/math.h"
@@ -424,7 +423,6 @@ detail::GatherArgs gatherArgs(const ReferenceTopology& topology, size_t mesh, bo
     a.withTangents = a.tangents && hasUvs;
     a.vertexBegin = uint32_t(vb);
     a.faceMask = mask;
-    a.streamOutputs = referenceStreamsOutputs(outNormals, outTangents);
     return a;
 }
 
@@ -548,13 +546,6 @@ void rebuildReference(const ReferenceTopology& topology, std::span<const Referen
         for (size_t task = first; task < last; ++task)
             runScheduledTask(topology, meshes, kernel, task);
     });
-}
-
-bool referenceStreamsOutputs(std::span<const glm::vec3> normals, std::span<const glm::vec4> tangents)
-{
-    auto onLine = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) & 63) == 0; };
-    return detail::outputsPassStreamingBytes(normals.size(), false, true, !tangents.empty()) && onLine(normals.data()) &&
-           (tangents.empty() || onLine(tangents.data()));
 }
 
 std::vector<BindReference> rebuildBindReference(const Rig& rig, const ReferenceTopology& topology)

@@ -146,13 +146,6 @@ void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<cons
 void gatherFrames(const ReferenceTopology& topology, size_t mesh, bool hasUvs, const ReferenceScratch& scratch,
                   std::span<glm::vec3> outNormals, std::span<glm::vec4> outTangents);
 
-/// Whether the SIMD gathers write a mesh's outputs (`normals`, and `tangents` unless empty) with non-temporal stores,
-/// whole registers that bypass the caches: where together they pass the skinning kernels' streaming size (8 MB: they
-/// cannot stay in the caches, and an ordinary store's read-for-ownership of every line goes to memory) and both start
-/// on a 64-byte line (so that every block the gathers write is aligned, from a range starting on a block). The same
-/// results either way.
-bool referenceStreamsOutputs(std::span<const glm::vec3> normals, std::span<const glm::vec4> tangents);
-
 /// The bind references of every mesh of `rig` (its topology from buildReferenceTopology).
 std::vector<BindReference> rebuildBindReference(const Rig& rig, const ReferenceTopology& topology);
 

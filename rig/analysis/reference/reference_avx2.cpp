@@ -92,24 +92,17 @@ inline void storeRows(__m256 x, __m256 y, __m256 z, float* out)
 /// Eight vertices' normals (24 floats, exactly: the next vertex may be another thread's) from one register per
 /// component, as three whole stores (six permutes and three blends) instead of four extracts and eight masked 3-float
 /// stores (vmaskmovps to memory, microcoded on older AMD cores).
-template <bool kStream = false> ///< non-temporal stores (`out` 32-byte aligned)
 inline void storeNormals(__m256 x, __m256 y, __m256 z, float* out)
 {
-    auto store = [](float* o, __m256 v) RS_INLINE_LAMBDA {
-        if constexpr (kStream)
-            _mm256_stream_ps(o, v);
-        else
-            _mm256_storeu_ps(o, v);
-    };
     __m256 r[4]; // r[j]: (element 2j x y z z | element 2j + 1 x y z z)
     rowsXyzz(x, y, z, r);
     auto pick = [](__m256 v, int i0, int i1, int i2, int i3, int i4, int i5, int i6, int i7) {
         return _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(i0, i1, i2, i3, i4, i5, i6, i7));
     };
     // 0x 0y 0z 1x 1y 1z 2x 2y | 2z 3x 3y 3z 4x 4y 4z 5x | 5y 5z 6x 6y 6z 7x 7y 7z (the unused picks are 0).
-    store(out, _mm256_blend_ps(pick(r[0], 0, 1, 2, 4, 5, 6, 0, 0), pick(r[1], 0, 0, 0, 0, 0, 0, 0, 1), 0xC0));
-    store(out + 8, _mm256_blend_ps(pick(r[1], 2, 4, 5, 6, 0, 0, 0, 0), pick(r[2], 0, 0, 0, 0, 0, 1, 2, 4), 0xF0));
-    store(out + 16, _mm256_blend_ps(pick(r[3], 0, 0, 0, 1, 2, 4, 5, 6), pick(r[2], 5, 6, 0, 0, 0, 0, 0, 0), 0x03));
+    _mm256_storeu_ps(out, _mm256_blend_ps(pick(r[0], 0, 1, 2, 4, 5, 6, 0, 0), pick(r[1], 0, 0, 0, 0, 0, 0, 0, 1), 0xC0));
+    _mm256_storeu_ps(out + 8, _mm256_blend_ps(pick(r[1], 2, 4, 5, 6, 0, 0, 0, 0), pick(r[2], 0, 0, 0, 0, 0, 1, 2, 4), 0xF0));
+    _mm256_storeu_ps(out + 16, _mm256_blend_ps(pick(r[3], 0, 0, 0, 1, 2, 4, 5, 6), pick(r[2], 5, 6, 0, 0, 0, 0, 0, 0), 0x03));
 }
 
 /// The dependent part of eight triangles' terms from their rows (e1, e2 and the UV differences d1.x d1.y d2.x d2.y;
@@ -245,11 +238,8 @@ inline void gatherBlocks(const GatherArgs& a, size_t v, const float* nRows, cons
     for (int k = 0; k < K; ++k)
         normalize3(nx[k], ny[k], nz[k]);
 #pragma GCC unroll 4
-    for (int k = 0; k < K; ++k) // streamed or stored, chosen once a block (per register: x0.98 on Zen 4)
-        if (a.streamOutputs)
-            storeNormals<true>(nx[k], ny[k], nz[k], a.normals + 3 * (v + 8 * size_t(k)));
-        else
-            storeNormals(nx[k], ny[k], nz[k], a.normals + 3 * (v + 8 * size_t(k)));
+    for (int k = 0; k < K; ++k)
+        storeNormals(nx[k], ny[k], nz[k], a.normals + 3 * (v + 8 * size_t(k)));
     if (!a.tangents)
         return;
     __m256 tx[K], ty[K], tz[K], hand[K];
@@ -294,12 +284,8 @@ inline void gatherBlocks(const GatherArgs& a, size_t v, const float* nRows, cons
         __m256 r[4];
         transpose4(tx[k], ty[k], tz[k], hand[k], r[0], r[1], r[2], r[3]);
         float* ot = a.tangents + 4 * (v + 8 * size_t(k));
-        if (a.streamOutputs)
-            for (int j = 0; j < 4; ++j)
-                _mm256_stream_ps(ot + 8 * j, r[j]);
-        else
-            for (int j = 0; j < 4; ++j)
-                _mm256_storeu_ps(ot + 8 * j, r[j]);
+        for (int j = 0; j < 4; ++j)
+            _mm256_storeu_ps(ot + 8 * j, r[j]);
     }
 }
 
@@ -307,9 +293,7 @@ inline void gatherBlocks(const GatherArgs& a, size_t v, const float* nRows, cons
 template <bool kCompact, bool kTangents>
 void gatherFramesAvx2Impl(const GatherArgs& args, size_t first, size_t last)
 {
-    GatherArgs a = args; // a local copy: stores through its output pointers cannot change it
-    // Streamed: every block of eight from `first` then writes 96 and 128 bytes at 32-byte aligned addresses.
-    a.streamOutputs = a.streamOutputs && first % kBlock == 0;
+    const GatherArgs a = args; // a local copy: stores through its output pointers cannot change it
 
     // Each vertex's sums as n, t, b rows.
     alignas(32) float nRows[4 * kChunk], tRows[4 * kChunk], bRows[4 * kChunk];
@@ -327,8 +311,6 @@ void gatherFramesAvx2Impl(const GatherArgs& args, size_t first, size_t last)
         [&](size_t v, int r) RS_INLINE_LAMBDA { gatherBlocks<2>(a, v, nRows + r, tRows + r, bRows + r); });
     for (size_t v = rest; v < last; ++v)
         gatherVertex(a, v);
-    if (a.streamOutputs)
-        _mm_sfence(); // non-temporal stores are weakly ordered: complete them before the caller signals "done"
 }
 
 } // namespace

@@ -195,13 +195,8 @@ inline void gatherBlocks(const GatherArgs& a, size_t v, const float* nRows, cons
         __m512 r[4];
         transpose4(nx[k], ny[k], nz[k], _mm512_setzero_ps(), r[0], r[1], r[2], r[3]);
         float* on = a.normals + 3 * (v + 16 * size_t(k));
-        // Streamed or stored, chosen once a loop (through a store helper that chose per register: x0.95 on Zen 4).
-        if (a.streamOutputs)
-            for (int z = 0; z < 3; ++z)
-                _mm512_stream_ps(on + 16 * z, _mm512_permutex2var_ps(r[z], layout.pack[z], r[z + 1]));
-        else
-            for (int z = 0; z < 3; ++z)
-                _mm512_storeu_ps(on + 16 * z, _mm512_permutex2var_ps(r[z], layout.pack[z], r[z + 1]));
+        for (int z = 0; z < 3; ++z)
+            _mm512_storeu_ps(on + 16 * z, _mm512_permutex2var_ps(r[z], layout.pack[z], r[z + 1]));
     }
     if (!a.tangents)
         return;
@@ -248,12 +243,8 @@ inline void gatherBlocks(const GatherArgs& a, size_t v, const float* nRows, cons
         __m512 r[4];
         transpose4(tx[k], ty[k], tz[k], hand[k], r[0], r[1], r[2], r[3]);
         float* ot = a.tangents + 4 * (v + 16 * size_t(k));
-        if (a.streamOutputs)
-            for (int j = 0; j < 4; ++j)
-                _mm512_stream_ps(ot + 16 * j, r[j]);
-        else
-            for (int j = 0; j < 4; ++j)
-                _mm512_storeu_ps(ot + 16 * j, r[j]);
+        for (int j = 0; j < 4; ++j)
+            _mm512_storeu_ps(ot + 16 * j, r[j]);
     }
 }
 
@@ -261,9 +252,7 @@ inline void gatherBlocks(const GatherArgs& a, size_t v, const float* nRows, cons
 template <bool kCompact, bool kTangents>
 void gatherFramesAvx512Impl(const GatherArgs& args, size_t first, size_t last)
 {
-    GatherArgs a = args; // a local copy: stores through its output pointers cannot change it
-    // Streamed: every block of sixteen from `first` then writes 192 and 256 bytes at 64-byte aligned addresses.
-    a.streamOutputs = a.streamOutputs && first % kBlock == 0;
+    const GatherArgs a = args; // a local copy: stores through its output pointers cannot change it
 
     // Each vertex's sums as n, t, b rows.
     alignas(64) float nRows[4 * kChunk], tRows[4 * kChunk], bRows[4 * kChunk];
@@ -280,8 +269,6 @@ void gatherFramesAvx512Impl(const GatherArgs& args, size_t first, size_t last)
         [&](size_t v, int r) RS_INLINE_LAMBDA { gatherBlocks<2>(a, v, nRows + r, tRows + r, bRows + r); });
     for (size_t v = rest; v < last; ++v)
         gatherVertex(a, v);
-    if (a.streamOutputs)
-        _mm_sfence(); // non-temporal stores are weakly ordered: complete them before the caller signals "done"
 }
 
 } // namespace

@@ -55,10 +55,6 @@ struct GatherArgs {
     /// are window rows, doubled.
     const uint32_t* compactBegin = nullptr;
     const uint16_t* compactTri = nullptr;
-    /// Outputs written with non-temporal stores (referenceStreamsOutputs; normals and tangents 64-byte aligned): by the
-    /// SIMD gathers from a range that starts on one of their blocks (then every block's stores are aligned), ended
-    /// by a store fence.
-    bool streamOutputs = false;
 };
 
 namespace {
