@@ -203,11 +203,17 @@ inline void sumVertex128(const GatherArgs& a, size_t v, __m128& n, __m128& t, __
         });
 }
 
-/// inBlockRuns (below) with the indexed part of a run as one call: run(e, count) for the run's elements [e, e + count),
-/// which may decide something once for the run. inBlockRuns keeps a loop of its own: written as this one with a
-/// lambda per run, GCC 12 compiled the AVX-512 rebuild's loops otherwise, x0.98 at 100k on Zen 4.
+/// Elements [first, last) in runs of up to Blocks whole blocks of Block elements (the SIMD kernels): run(e, count) for
+/// the run's elements [e, e + count) (the indexed part, which may decide something once for the run), then
+/// dependent(e, r) for each block of the run (e: its first element, r: the offset of its rows in the run's buffers, 4
+/// floats an element). A block's dependent part loads whole registers of rows its indexed part stored 16 bytes at a
+/// time, which a store cannot forward: done a few blocks later, the stores have reached the cache; and the out-of-order
+/// core overlaps one block's long dependent chain (square roots, divisions) with the next run's loads. Returns where
+/// the blocks end (the rest, less than a block, is the caller's). Forced inline, with inBlockRuns' lambda: left to
+/// itself, GCC 12 compiled the AVX-512 rebuild's loops through inBlockRuns slower (x0.977 at 100k on Zen 4) than a
+/// loop of inBlockRuns' own; forced, as fast (x0.998-1.005 at 100k and 1M, both kernels).
 template <int Block, int Blocks, typename Run, typename Dependent>
-inline size_t inBlockRunsOf(size_t first, size_t last, Run run, Dependent dependent)
+inline __attribute__((always_inline)) size_t inBlockRunsOf(size_t first, size_t last, Run run, Dependent dependent)
 {
     size_t e = first;
     while (last - e >= size_t(Block)) {
@@ -221,27 +227,17 @@ inline size_t inBlockRunsOf(size_t first, size_t last, Run run, Dependent depend
     return e;
 }
 
-/// Elements [first, last) in runs of up to Blocks whole blocks of Block elements (the SIMD kernels): indexed(e, j)
-/// for each element e of a run (j: its place in the run), then dependent(e, r) for each block of the run (e: its first
-/// element, r: the offset of its rows in the run's buffers, 4 floats an element). A block's dependent part loads whole
-/// registers of rows its indexed part stored 16 bytes at a time, which a store cannot forward: done a few blocks
-/// later, the stores have reached the cache; and the out-of-order core overlaps one block's long dependent chain
-/// (square roots, divisions) with the next run's loads. Returns where the blocks end (the rest, less than a block, is
-/// the caller's).
+/// inBlockRunsOf with the indexed part per element: indexed(e, j) for each element e of a run (j: its place in the run).
 template <int Block, int Blocks, typename Indexed, typename Dependent>
-inline size_t inBlockRuns(size_t first, size_t last, Indexed indexed, Dependent dependent)
+inline __attribute__((always_inline)) size_t inBlockRuns(size_t first, size_t last, Indexed indexed, Dependent dependent)
 {
-    size_t e = first;
-    while (last - e >= size_t(Block)) {
-        const size_t whole = (last - e) / Block;
-        const int blocks = whole < size_t(Blocks) ? int(whole) : Blocks;
-        for (int j = 0; j < blocks * Block; ++j)
-            indexed(e + size_t(j), j);
-        for (int b = 0; b < blocks; ++b)
-            dependent(e + size_t(b * Block), 4 * Block * b);
-        e += size_t(blocks * Block);
-    }
-    return e;
+    return inBlockRunsOf<Block, Blocks>(
+        first, last,
+        [&](size_t e, int count) __attribute__((always_inline)) {
+            for (int j = 0; j < count; ++j)
+                indexed(e + size_t(j), j);
+        },
+        dependent);
 }
 
 inline void gatherVertex(const GatherArgs& a, size_t v)
