@@ -515,7 +515,7 @@ template <int K>
 RS_INLINE void dqBlendPair(const float* dq, const uint16_t* j, const float* w, __m256& real, __m256& dual, __m256& weightSum)
 {
     auto slot = [&](int i, __m256& r, __m256& d) {
-        const __m256 a = _mm256_load_ps(dq + 8 * j[i]), b = _mm256_load_ps(dq + 8 * j[K + i]);
+        const __m256 a = _mm256_load_ps(dq + 8 * size_t(j[i])), b = _mm256_load_ps(dq + 8 * size_t(j[K + i]));
         r = _mm256_permute2f128_ps(a, b, 0x20);
         d = _mm256_permute2f128_ps(a, b, 0x31);
     };
@@ -1067,11 +1067,11 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
                 }
                 // The pivot is the largest weight: slot 0 of the sorted stream. Antipodal quaternions are flipped to its
                 // hemisphere (the sign applied without a branch); a zero weight adds 0 whatever its joint.
-                const __m128 pivot = _mm_load_ps(dq + 8 * j[0]);
+                const __m128 pivot = _mm_load_ps(dq + 8 * size_t(j[0]));
                 __m256 rd = _mm256_setzero_ps(); // real | dual
                 const __m128 signBit = _mm_set_ss(-0.0f);
                 for (int i = 0; i < K; ++i) {
-                    const __m256 q = _mm256_load_ps(dq + 8 * j[i]);
+                    const __m256 q = _mm256_load_ps(dq + 8 * size_t(j[i]));
                     const __m128 d = _mm_dp_ps(_mm256_castps256_ps128(q), pivot, 0xF1);
                     const __m128 sw = _mm_xor_ps(_mm_load_ss(w + i), _mm_and_ps(_mm_cmp_ss(d, _mm_setzero_ps(), _CMP_LT_OQ), signBit));
                     rd = _mm256_fmadd_ps(_mm256_broadcastss_ps(sw), q, rd);

@@ -232,9 +232,9 @@ RS_INLINE void dqBlend(const Context& c, const uint16_t* j, const float* w, __m5
     // Slot i's (real | dual) of the four vertices: two 256-bit loads per zmm, then real and dual apart.
     auto slot = [&](int i, __m512& r, __m512& d) {
         const float* q = c.tables.dualQuaternions;
-        const __m512 a = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(q + 8 * j[i])), _mm256_load_ps(q + 8 * j[K + i]), 1);
-        const __m512 b = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(q + 8 * j[2 * K + i])),
-                                            _mm256_load_ps(q + 8 * j[3 * K + i]), 1);
+        const __m512 a = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(q + 8 * size_t(j[i]))), _mm256_load_ps(q + 8 * size_t(j[K + i])), 1);
+        const __m512 b = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(q + 8 * size_t(j[2 * K + i]))),
+                                            _mm256_load_ps(q + 8 * size_t(j[3 * K + i])), 1);
         r = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(2, 0, 2, 0));
         d = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 1, 3, 1));
     };
