@@ -360,8 +360,11 @@ namespace {
 
 LinearKernel detectLinearKernel()
 {
+    // Where AVX-512 runs as two 256-bit halves (cpuHasHalfWidthAvx512) the AVX2 kernel is the faster (BENCHMARKS.md,
+    // twenty-fifth session: x1.01-1.06 on Zen 4 at 16k to 1M vertices, one and two threads), as for positions alone
+    // and blend-inverse-transpose (jobKernel).
     if (cpuHasAvx512())
-        return LinearKernel::Avx512;
+        return cpuHasHalfWidthAvx512() && cpuHasAvx2Fma() ? LinearKernel::Avx2 : LinearKernel::Avx512;
     if (cpuHasAvx2Fma())
         return LinearKernel::Avx2;
     return LinearKernel::Scalar;

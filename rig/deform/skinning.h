@@ -97,7 +97,9 @@ enum class LinearKernel : uint8_t {
 
 /// True when this CPU (and OS) can run `k`.
 bool linearKernelAvailable(LinearKernel k);
-/// The kernel SkinJob::run uses for Method::Linear on this CPU.
+/// The kernel SkinJob::run uses for Method::Linear on this CPU: AVX-512 where the CPU has it, except where it runs
+/// AVX-512 as two 256-bit halves (cpuHasHalfWidthAvx512: there the AVX2 kernel is the faster, measured in
+/// BENCHMARKS.md); else AVX2+FMA; else scalar.
 LinearKernel linearKernel();
 std::string_view linearKernelName(LinearKernel k); ///< "scalar", "AVX2+FMA", "AVX-512"
 
