@@ -360,11 +360,8 @@ namespace {
 
 LinearKernel detectLinearKernel()
 {
-    // Where AVX-512 runs as two 256-bit halves (cpuHasHalfWidthAvx512) the AVX2 kernel is the faster (BENCHMARKS.md,
-    // twenty-fifth session: x1.01-1.06 on Zen 4 at 16k to 1M vertices, one and two threads), as for positions alone
-    // and blend-inverse-transpose (jobKernel).
     if (cpuHasAvx512())
-        return cpuHasHalfWidthAvx512() && cpuHasAvx2Fma() ? LinearKernel::Avx2 : LinearKernel::Avx512;
+        return LinearKernel::Avx512;
     if (cpuHasAvx2Fma())
         return LinearKernel::Avx2;
     return LinearKernel::Scalar;
@@ -441,10 +438,22 @@ LinearKernel jobKernel(const SkinJob& job)
     const LinearKernel k = methodKernel(job.method);
     // Where AVX-512 runs as two 256-bit halves, the AVX2 loops of positions alone and of blend-inverse-transpose (pairs
     // of vertices in 256-bit registers, no transposes) beat the AVX-512 blocks (measured in BENCHMARKS.md).
-    const bool avx2Faster = cpuHasHalfWidthAvx512() && (job.method == Method::PositionsOnly || job.method == Method::BlendInverseTranspose);
+    // So does linear's, but for jobs whose outputs pass kHalfWidthLinearStreamingBytes (halfWidthLinearKernel).
+    const bool halfWidth = cpuHasHalfWidthAvx512();
+    const bool avx2Faster =
+        halfWidth && (job.method == Method::PositionsOnly || job.method == Method::BlendInverseTranspose ||
+                      (job.method == Method::Linear &&
+                       halfWidthLinearKernel(job.positions.size(), !job.outPositions.empty(), !job.outNormals.empty(),
+                                             !job.outTangents.empty()) == LinearKernel::Avx2));
     if (k == LinearKernel::Avx512 && (!avx512Runs(job) || avx2Faster))
         return LinearKernel::Avx2;
     return k;
+}
+
+LinearKernel halfWidthLinearKernel(size_t vertices, bool positions, bool normals, bool tangents)
+{
+    const size_t bytes = vertices * ((positions ? 12 : 0) + (normals ? 12 : 0) + (tangents ? 16 : 0));
+    return bytes >= kHalfWidthLinearStreamingBytes ? LinearKernel::Avx512 : LinearKernel::Avx2;
 }
 
 void runMethodKernel(const SkinJob& job, LinearKernel k)
@@ -598,7 +607,7 @@ void SkinJob::run() const
     const size_t end = std::min(last, positions.size());
     if (first >= end)
         return;
-    if (method == Method::Linear && runLinearSimd(*this, linearKernel(), first, end))
+    if (method == Method::Linear && runLinearSimd(*this, jobKernel(*this), first, end))
         return;
     if (method != Method::Linear && runMethodSimd(*this, jobKernel(*this), first, end))
         return;

@@ -97,9 +97,8 @@ enum class LinearKernel : uint8_t {
 
 /// True when this CPU (and OS) can run `k`.
 bool linearKernelAvailable(LinearKernel k);
-/// The kernel SkinJob::run uses for Method::Linear on this CPU: AVX-512 where the CPU has it, except where it runs
-/// AVX-512 as two 256-bit halves (cpuHasHalfWidthAvx512: there the AVX2 kernel is the faster, measured in
-/// BENCHMARKS.md); else AVX2+FMA; else scalar.
+/// The best kernel family for Method::Linear on this CPU: AVX-512, else AVX2+FMA, else scalar. What a given job runs:
+/// jobKernel (where the CPU runs AVX-512 at half width, most linear jobs run AVX2).
 LinearKernel linearKernel();
 std::string_view linearKernelName(LinearKernel k); ///< "scalar", "AVX2+FMA", "AVX-512"
 
@@ -114,9 +113,19 @@ void runLinearKernel(const SkinJob& job, LinearKernel k);
 LinearKernel methodKernel(Method m);
 /// The kernel SkinJob::run runs for `job` on this CPU: methodKernel(job.method), except for positions-only on an
 /// AVX-512 machine, which runs AVX2+FMA when it copies the rest frames (the copy and normalisation bound it, not the
-/// blend), and for positions alone and blend-inverse-transpose where the CPU runs AVX-512 as two 256-bit halves
-/// (cpuHasHalfWidthAvx512: there their AVX2 loops are the faster, measured in BENCHMARKS.md).
+/// blend), and for positions alone, blend-inverse-transpose and linear where the CPU runs AVX-512 as two 256-bit
+/// halves (cpuHasHalfWidthAvx512: there their AVX2 loops are the faster, measured in BENCHMARKS.md; for linear up to
+/// the size where halfWidthLinearKernel takes AVX-512).
 LinearKernel jobKernel(const SkinJob& job);
+
+/// Output bytes of a linear job past which, where the CPU runs AVX-512 at half width, the AVX-512 kernel is the faster
+/// one: its non-temporal stores pay once memory bandwidth bounds the job (on Zen 4: AVX2 x1.04-1.06 at 100k and 1M
+/// vertices, 40 MB of outputs; AVX-512 x1.1 on two threads from 2M, 80 MB).
+inline constexpr size_t kHalfWidthLinearStreamingBytes = size_t(48) << 20;
+/// The linear kernel for a job of `vertices` vertices with those outputs (12, 12 and 16 bytes a vertex) on a CPU that
+/// runs AVX-512 at half width: AVX2, or AVX-512 where the outputs pass kHalfWidthLinearStreamingBytes. The rule alone,
+/// whatever this CPU is (jobKernel applies it where cpuHasHalfWidthAvx512).
+LinearKernel halfWidthLinearKernel(size_t vertices, bool positions, bool normals, bool tangents);
 /// Runs the job's range with kernel `k` (which must be available; AVX-512 means AVX2 for the methods without an
 /// AVX-512 kernel). Falls back to the scalar path, as run() does, when an entry of the palette is not finite.
 void runMethodKernel(const SkinJob& job, LinearKernel k);

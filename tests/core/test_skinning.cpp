@@ -372,6 +372,7 @@ private slots:
     void positionsAloneKernelsMatchScalarInTheirRangeOnly();
     void methodKernelsAreUsedByRun();
     void halfWidthAvx512IsAmdFamily25Only();
+    void halfWidthLinearKernelStreamsPastItsBytes();
     void optionalOutputsAreLeftOutAndTheRestIsTheSame();
     void linearKernelsFallBackOnNonFinitePalette();
     void parallelForCoversEveryIndexOnce();
@@ -1081,7 +1082,7 @@ void TestSkinning::linearKernelsMatchScalar()
         if (!matches(out, ref, v, &why))
             QFAIL(qPrintable(QStringLiteral("vertex %1: %2").arg(v).arg(why)));
     // SkinJob::run through parallelFor chunks gives the same as one call.
-    if (LinearKernel(kernel) == linearKernel()) {
+    if (LinearKernel(kernel) == jobKernel(pj.job)) { // the kernel run() takes for this job
         Outputs par(n, tangents);
         par.attach(pj.job);
         parallelFor(n, 1000, 3, [&](size_t b, size_t e) {
@@ -1407,8 +1408,8 @@ void TestSkinning::methodKernelsAreUsedByRun()
 {
     // SkinJob::run runs the kernel jobKernel() names, bit for bit what runMethodKernel gives with it: methodKernel's,
     // the best this CPU has for the method (for linear, linearKernel()), except positions-only on AVX-512, which
-    // copies its rest frames with the AVX2 kernel, and linear, positions alone and blend-inverse-transpose, which run
-    // AVX2 where the CPU splits 512-bit operations.
+    // copies its rest frames with the AVX2 kernel, and positions alone, blend-inverse-transpose and (short of its
+    // streaming size) linear, which run AVX2 where the CPU splits 512-bit operations.
     PosedJob pj(3000, 10, 4, 2);
     const size_t n = pj.size();
     for (Method m : {Method::PositionsOnly, Method::Linear, Method::BlendInverseTranspose, Method::InverseTranspose,
@@ -1434,13 +1435,13 @@ void TestSkinning::methodKernelsAreUsedByRun()
             QVERIFY(std::memcmp(a.n.data(), b.n.data(), n * sizeof(glm::vec3)) == 0);
             QVERIFY(std::memcmp(a.t.data(), b.t.data(), n * sizeof(glm::vec4)) == 0);
             const std::vector<LinearKernel> simd = methodSimdKernels(m);
-            LinearKernel best = simd.empty() ? LinearKernel::Scalar : simd.back();
-            if (m == Method::Linear && best == LinearKernel::Avx512 && cpuHasHalfWidthAvx512())
-                best = LinearKernel::Avx2; // the faster linear kernel there
+            const LinearKernel best = simd.empty() ? LinearKernel::Scalar : simd.back();
             QCOMPARE(methodKernel(m), best);
             if (m == Method::Linear)
                 QCOMPARE(linearKernel(), best);
             LinearKernel expected = best;
+            if (m == Method::Linear && best == LinearKernel::Avx512 && cpuHasHalfWidthAvx512())
+                expected = LinearKernel::Avx2; // 3000 vertices: far under kHalfWidthLinearStreamingBytes
             if (m == Method::PositionsOnly && best == LinearKernel::Avx512 && (!alone || cpuHasHalfWidthAvx512()))
                 expected = LinearKernel::Avx2;
             if (m == Method::BlendInverseTranspose && best == LinearKernel::Avx512 && cpuHasHalfWidthAvx512())
@@ -1448,6 +1449,37 @@ void TestSkinning::methodKernelsAreUsedByRun()
             QCOMPARE(jobKernel(pj.job), expected);
         }
     }
+}
+
+void TestSkinning::halfWidthLinearKernelStreamsPastItsBytes()
+{
+    // The rule at its edge, 48 MB of outputs: 12 bytes a vertex for positions, 12 for normals, 16 for tangents.
+    static_assert(kHalfWidthLinearStreamingBytes == size_t(48) << 20);
+    QCOMPARE(halfWidthLinearKernel(1'000'000, true, true, true), LinearKernel::Avx2); // 40 MB
+    QCOMPARE(halfWidthLinearKernel(1'258'291, true, true, true), LinearKernel::Avx2); // 50,331,640 bytes
+    QCOMPARE(halfWidthLinearKernel(1'258'292, true, true, true), LinearKernel::Avx512); // 50,331,680
+    QCOMPARE(halfWidthLinearKernel(2'097'151, true, true, false), LinearKernel::Avx2);
+    QCOMPARE(halfWidthLinearKernel(2'097'152, false, true, true), LinearKernel::Avx512); // 28 bytes a vertex: past it
+    QCOMPARE(halfWidthLinearKernel(2'097'152, true, true, false), LinearKernel::Avx512); // exactly 48 MB
+    QCOMPARE(halfWidthLinearKernel(4'194'303, true, false, false), LinearKernel::Avx2);
+    QCOMPARE(halfWidthLinearKernel(4'194'304, true, false, false), LinearKernel::Avx512);
+    QCOMPARE(halfWidthLinearKernel(0, true, true, true), LinearKernel::Avx2);
+    if (!cpuHasHalfWidthAvx512())
+        return; // elsewhere jobKernel does not apply it (methodKernelsAreUsedByRun checks what it does there)
+    // jobKernel applies it to the job's whole arrays, whatever part of them the job runs.
+    std::vector<glm::vec3> big(1'258'292);
+    std::vector<glm::vec4> bigTangents(big.size());
+    SkinJob job;
+    job.method = Method::Linear;
+    job.positions = big;
+    job.outPositions = big;
+    job.outNormals = big;
+    job.outTangents = bigTangents;
+    job.first = 0;
+    job.last = 100;
+    QCOMPARE(jobKernel(job), LinearKernel::Avx512);
+    job.outTangents = {};
+    QCOMPARE(jobKernel(job), LinearKernel::Avx2); // 24 bytes a vertex: 30 MB
 }
 
 void TestSkinning::halfWidthAvx512IsAmdFamily25Only()
