@@ -439,12 +439,11 @@ LinearKernel jobKernel(const SkinJob& job)
     // Where AVX-512 runs as two 256-bit halves, the AVX2 loops of positions alone and of blend-inverse-transpose (pairs
     // of vertices in 256-bit registers, no transposes) beat the AVX-512 blocks (measured in BENCHMARKS.md).
     // So does linear's, but for jobs whose outputs pass kHalfWidthLinearStreamingBytes (halfWidthLinearKernel).
-    const bool halfWidth = cpuHasHalfWidthAvx512();
-    const bool avx2Faster =
-        halfWidth && (job.method == Method::PositionsOnly || job.method == Method::BlendInverseTranspose ||
-                      (job.method == Method::Linear &&
-                       halfWidthLinearKernel(job.positions.size(), !job.outPositions.empty(), !job.outNormals.empty(),
-                                             !job.outTangents.empty()) == LinearKernel::Avx2));
+    const bool linearAvx2 = job.method == Method::Linear &&
+                            halfWidthLinearKernel(job.positions.size(), !job.outPositions.empty(), !job.outNormals.empty(),
+                                                  !job.outTangents.empty()) == LinearKernel::Avx2;
+    const bool avx2Faster = cpuHasHalfWidthAvx512() && (job.method == Method::PositionsOnly ||
+                                                        job.method == Method::BlendInverseTranspose || linearAvx2);
     if (k == LinearKernel::Avx512 && (!avx512Runs(job) || avx2Faster))
         return LinearKernel::Avx2;
     return k;
@@ -452,7 +451,7 @@ LinearKernel jobKernel(const SkinJob& job)
 
 LinearKernel halfWidthLinearKernel(size_t vertices, bool positions, bool normals, bool tangents)
 {
-    const size_t bytes = vertices * ((positions ? 12 : 0) + (normals ? 12 : 0) + (tangents ? 16 : 0));
+    const size_t bytes = detail::outputBytes(vertices, positions, normals, tangents);
     return bytes >= kHalfWidthLinearStreamingBytes ? LinearKernel::Avx512 : LinearKernel::Avx2;
 }
 
@@ -607,9 +606,8 @@ void SkinJob::run() const
     const size_t end = std::min(last, positions.size());
     if (first >= end)
         return;
-    if (method == Method::Linear && runLinearSimd(*this, jobKernel(*this), first, end))
-        return;
-    if (method != Method::Linear && runMethodSimd(*this, jobKernel(*this), first, end))
+    const LinearKernel k = jobKernel(*this);
+    if (method == Method::Linear ? runLinearSimd(*this, k, first, end) : runMethodSimd(*this, k, first, end))
         return;
     runScalar(*this, first, end);
 }

@@ -110,12 +110,18 @@ template <int Count = kGradientPrefetchLines>
 /// the caches anyway, and streaming saves the read-for-ownership of every output line).
 inline constexpr size_t kStreamingOutputBytes = size_t(8) << 20;
 
-/// Whether a job of `vertices` whose outputs are the positions, normals and tangents asked for passes
-/// kStreamingOutputBytes (12, 12 and 16 bytes a vertex): the AVX-512 kernels then stream their outputs, the AVX2
+/// The output bytes of a job of `vertices` whose outputs are the positions, normals and tangents asked for (12, 12
+/// and 16 bytes a vertex).
+constexpr size_t outputBytes(size_t vertices, bool positions, bool normals, bool tangents)
+{
+    return vertices * ((positions ? 12 : 0) + (normals ? 12 : 0) + (tangents ? 16 : 0));
+}
+
+/// Whether such a job's outputs pass kStreamingOutputBytes: the AVX-512 kernels then stream their outputs, the AVX2
 /// ones fetch their output lines for writing ahead.
 constexpr bool outputsPassStreamingBytes(size_t vertices, bool positions, bool normals, bool tangents)
 {
-    return vertices * ((positions ? 12 : 0) + (normals ? 12 : 0) + (tangents ? 16 : 0)) >= kStreamingOutputBytes;
+    return outputBytes(vertices, positions, normals, tangents) >= kStreamingOutputBytes;
 }
 
 /// Fetches the lines of [start, start + bytes) for writing (PREFETCHW: the read-for-ownership starts ahead of the
