@@ -468,7 +468,9 @@ int runBench(int argc, char** argv)
                 auto rebuildRate = [&](unsigned threads) {
                     const rig::ScopedThreadLimit limit(threads);
                     return rate(bestTime(secs, [&] {
-                        rig::rebuildMeshFrames(rt.reference, skinned, mesh.uvs, mesh.indices, outN, outT, scratch);
+                        // As evaluate rebuilds (with the runtime's UV differences).
+                        const rig::ReferenceMeshIO io{skinned, mesh.uvs, mesh.indices, outN, outT, rt.meshes[0].uvDifferences};
+                        rig::rebuildReference(rt.reference, std::span(&io, 1), scratch);
                     }));
                 };
                 const double r1 = rebuildRate(1);

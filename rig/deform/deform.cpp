@@ -45,7 +45,8 @@ void rebuildReference(const Rig& rig, const RigRuntime& runtime, ReferenceScratc
         Surface& s = surfaceOf(m);
         resize(s.referenceNormals, mesh.vertexCount());
         resize(s.referenceTangents, mesh.hasTangents() ? mesh.vertexCount() : 0);
-        io[m] = {s.positions, mesh.uvs, mesh.indices, s.referenceNormals, s.referenceTangents};
+        io[m] = {s.positions, mesh.uvs, mesh.indices, s.referenceNormals, s.referenceTangents,
+                 runtime.meshes[m].uvDifferences};
     }
     rig::rebuildReference(runtime.reference, io, scratch);
 }
@@ -120,6 +121,8 @@ RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex)
         mr.stream = buildInfluenceStream(mesh, joints, influencesPerVertex);
         mr.gradients = buildWeightGradients(mesh.positions, mesh.indices, mr.stream.joints, mr.stream.weights,
                                             influencesPerVertex);
+        if (!mesh.uvs.empty())
+            referenceUvDifferences(mesh.uvs, mesh.indices, mr.uvDifferences);
     }
     rt.reference = buildReferenceTopology(rig);
     rt.bind = rebuildBindReference(rig, rt.reference);
@@ -147,6 +150,7 @@ void adviseHugePages(const Rig& rig, const RigRuntime& rt)
         adviseHugePages(g.slotGradients);
         adviseHugePages(g.slotEntries);
         adviseHugePages(g.slotWeights);
+        adviseHugePages(mr.uvDifferences);
     }
     const ReferenceTopology& t = rt.reference;
     adviseHugePages(t.group);

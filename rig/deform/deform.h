@@ -25,6 +25,8 @@ namespace rig {
 struct MeshRuntime {
     InfluenceStream stream;
     WeightGradients gradients;
+    /// The triangles' UV differences (referenceUvDifferences; empty without UVs), read by every reference rebuild.
+    AlignedVector<glm::vec4> uvDifferences;
 };
 
 struct RigRuntime {

@@ -56,6 +56,7 @@ private slots:
     void p95IsExactInTheLumpedBucketsAndForOneRepeatedValue();
     void p95IsExactWhenItsBucketHoldsTensOfThousands();
     void handednessMismatchesCountDefinedOppositePairsOnly();
+    void uvDifferencesAreEachTrianglesTwoEdgesInUv();
     void simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes();
     void windowedScheduleIsTheTwoPassBitsOnRealRigsWhateverTheThreads();
     void scatteredTriangleOrderFallsBackToTwoPasses();
@@ -603,6 +604,24 @@ void TestReference::handednessMismatchesCountDefinedOppositePairsOnly()
     }
 }
 
+void TestReference::uvDifferencesAreEachTrianglesTwoEdgesInUv()
+{
+    // Two triangles over three UVs (exact in binary), the second in another corner order; a NaN UV stays NaN in the
+    // rows of the triangles that use it (nothing is "fixed"), and a trailing partial triangle is not a triangle.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<glm::vec2> uv{{0.25f, 0.5f}, {1.0f, 0.5f}, {0.25f, 2.0f}, {nan, 0.0f}};
+    const std::vector<uint32_t> idx{0, 1, 2, 2, 0, 1, 3, 0, 1, 0, 1};
+    AlignedVector<glm::vec4> d(7, glm::vec4(5.0f));
+    referenceUvDifferences(uv, idx, d);
+    QCOMPARE(d.size(), size_t(3));
+    QCOMPARE(d[0], glm::vec4(0.75f, 0.0f, 0.0f, 1.5f));
+    QCOMPARE(d[1], glm::vec4(0.0f, -1.5f, 0.75f, -1.5f));
+    QVERIFY(std::isnan(d[2].x) && std::isnan(d[2].z));
+    QCOMPARE(d[2].y, 0.5f);
+    QCOMPARE(d[2].w, 0.5f);
+    QCOMPARE(reinterpret_cast<uintptr_t>(d.data()) % 64, uintptr_t(0)); // aligned rows
+}
+
 void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes()
 {
     // Every SIMD kernel this processor runs (AVX-512, AVX2), against the scalar one, bit for bit.
@@ -683,12 +702,27 @@ void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes(
                 detail::faceTerms(fs, t);
             // Ranges that start and end off the blocks, as parallelFor's chunks of another grain would, and one of
             // a single block with a few more (the kernels take several blocks at a time).
-            k.faces(fv, 0, 5);
-            k.faces(fv, 5, 5 + 16 + 3);
-            k.faces(fv, 24, T - 3);
-            k.faces(fv, T - 3, T);
+            auto simdFaces = [&](const detail::FaceArgs& args) {
+                k.faces(args, 0, 5);
+                k.faces(args, 5, 5 + 16 + 3);
+                k.faces(args, 24, T - 3);
+                k.faces(args, T - 3, T);
+            };
+            simdFaces(fv);
             QVERIFY2(std::memcmp(scalar.data(), simd.data(), scalar.size() * sizeof(float)) == 0,
                      qPrintable(QStringLiteral("%1 %2: face terms differ").arg(k.name, c.name)));
+            if (withUvs) {
+                // From the precomputed UV differences (the runtime's) instead of the UVs: the same bits.
+                AlignedVector<glm::vec4> differences;
+                referenceUvDifferences(c.uv, c.idx, differences);
+                std::vector<float> fromDifferences(scalar.size(), nan);
+                detail::FaceArgs fd = faceArgs(fromDifferences);
+                fd.uvDifferences = &differences[0].x;
+                fd.triangleCount = T; // the index and difference prefetch inside the arrays, as the rebuild runs it
+                simdFaces(fd);
+                QVERIFY2(std::memcmp(scalar.data(), fromDifferences.data(), scalar.size() * sizeof(float)) == 0,
+                         qPrintable(QStringLiteral("%1 %2: face terms from UV differences differ").arg(k.name, c.name)));
+            }
 
             std::vector<glm::vec3> n1(N), n2(N);
             std::vector<glm::vec4> t1(N), t2(N);
@@ -748,7 +782,8 @@ struct Frames {
 /// The reference of `positions` (one array per mesh) by rebuildReference (scheduled: true) or by the two passes
 /// called one after the other, on `threads` threads with `kernel`.
 Frames rebuildRig(const Rig& rig, const ReferenceTopology& topo, const std::vector<std::vector<glm::vec3>>& positions,
-                  bool scheduled, unsigned threads, ReferenceKernel kernel)
+                  bool scheduled, unsigned threads, ReferenceKernel kernel,
+                  const std::vector<AlignedVector<glm::vec4>>* uvDifferences = nullptr)
 {
     const ScopedThreadLimit limit(threads);
     Frames f;
@@ -759,7 +794,9 @@ Frames rebuildRig(const Rig& rig, const ReferenceTopology& topo, const std::vect
         const Mesh& mesh = rig.meshes[m];
         f.normals[m].assign(mesh.vertexCount(), glm::vec3(-7.0f));
         f.tangents[m].assign(mesh.vertexCount(), glm::vec4(-7.0f));
-        io[m] = {positions[m], mesh.uvs, mesh.indices, f.normals[m], f.tangents[m]};
+        io[m] = {positions[m], mesh.uvs, mesh.indices, f.normals[m], f.tangents[m], {}};
+        if (uvDifferences)
+            io[m].uvDifferences = (*uvDifferences)[m];
     }
     ReferenceScratch scratch;
     scratch.kernel = kernel;
@@ -768,7 +805,7 @@ Frames rebuildRig(const Rig& rig, const ReferenceTopology& topo, const std::vect
         return f;
     }
     for (size_t m = 0; m < io.size(); ++m)
-        rebuildFaces(topo, m, io[m].positions, io[m].uvs, io[m].indices, scratch);
+        rebuildFaces(topo, m, io[m].positions, io[m].uvs, io[m].indices, scratch, io[m].uvDifferences);
     for (size_t m = 0; m < io.size(); ++m)
         gatherFrames(topo, m, !io[m].uvs.empty(), scratch, io[m].outNormals, io[m].outTangents);
     return f;
@@ -803,7 +840,7 @@ void TestReference::windowedScheduleIsTheTwoPassBitsOnRealRigsWhateverTheThreads
     }
     // A grid of many tasks, whose windows wrap around many times.
     cases.push_back({QStringLiteral("grid 300 x 300"), makeBenchmarkRig(300 * 300, 8, 4)});
-    size_t windowed = 0;
+    size_t windowed = 0, withDifferences = 0;
     for (const Case& c : cases) {
         const ReferenceTopology topo = buildReferenceTopology(c.rig);
         windowed += topo.schedule.windowTriangles > 0;
@@ -822,19 +859,34 @@ void TestReference::windowedScheduleIsTheTwoPassBitsOnRealRigsWhateverTheThreads
         for (std::vector<glm::vec3>& mesh : other)
             for (glm::vec3& p : mesh)
                 p = glm::vec3(p.z, 2.0f * p.x, p.y);
+        // The UV differences as the runtime keeps them: with them, both ways give the same bits again.
+        std::vector<AlignedVector<glm::vec4>> differences(c.rig.meshes.size());
+        for (size_t m = 0; m < c.rig.meshes.size(); ++m)
+            if (!c.rig.meshes[m].uvs.empty()) {
+                referenceUvDifferences(c.rig.meshes[m].uvs, c.rig.meshes[m].indices, differences[m]);
+                withDifferences += 1;
+            }
         for (ReferenceKernel k : availableKernels()) {
             const Frames twoPass = rebuildRig(c.rig, topo, positions, false, 1, k);
+            QVERIFY2(rebuildRig(c.rig, topo, positions, false, 1, k, &differences) == twoPass,
+                     qPrintable(QStringLiteral("%1, %2 kernel, two passes with UV differences")
+                                    .arg(c.name, referenceKernelName(k))));
             for (unsigned threads : {1u, 2u}) {
                 QVERIFY(!(rebuildRig(c.rig, topo, other, true, threads, k) == twoPass));
-                QVERIFY2(rebuildRig(c.rig, topo, positions, true, threads, k) == twoPass,
-                         qPrintable(QStringLiteral("%1, %2 kernel, %3 threads (window %4)")
-                                        .arg(c.name, referenceKernelName(k)).arg(threads)
-                                        .arg(topo.schedule.windowTriangles)));
+                for (bool withUvDifferences : {false, true})
+                    QVERIFY2(rebuildRig(c.rig, topo, positions, true, threads, k, withUvDifferences ? &differences : nullptr) ==
+                                 twoPass,
+                             qPrintable(QStringLiteral("%1, %2 kernel, %3 threads (window %4)%5")
+                                            .arg(c.name, referenceKernelName(k)).arg(threads)
+                                            .arg(topo.schedule.windowTriangles)
+                                            .arg(withUvDifferences ? QStringLiteral(", UV differences") : QString())));
             }
         }
     }
-    // The cases exercise the window: the grid and the real files in their exported orders all get one.
+    // The cases exercise the window: the grid and the real files in their exported orders all get one; and most of
+    // their meshes have UVs.
     QCOMPARE(windowed, cases.size());
+    QVERIFY(withDifferences >= cases.size());
 }
 
 void TestReference::scatteredTriangleOrderFallsBackToTwoPasses()

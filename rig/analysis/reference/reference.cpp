@@ -383,12 +383,15 @@ void runGather(ReferenceKernel kernel, const detail::GatherArgs& a, size_t first
 /// Face arguments of a mesh's triangles from its triangle `first` on, their rows written from `normals`,
 /// `tangents` and `bitangents` on (the kernels' triangle 0 is `first`).
 detail::FaceArgs faceArgs(std::span<const glm::vec3> positions, std::span<const glm::vec2> uvs,
-                          std::span<const uint32_t> indices, size_t first, glm::vec4* normals, glm::vec4* tangents,
-                          glm::vec4* bitangents)
+                          std::span<const glm::vec4> uvDifferences, std::span<const uint32_t> indices, size_t first,
+                          glm::vec4* normals, glm::vec4* tangents, glm::vec4* bitangents)
 {
     detail::FaceArgs a;
     a.positions = positions.data();
     a.uvs = uvs.empty() ? nullptr : uvs.data();
+    assert(uvDifferences.empty() || (!uvs.empty() && uvDifferences.size() == indices.size() / 3));
+    if (a.uvs && !uvDifferences.empty())
+        a.uvDifferences = reinterpret_cast<const float*>(uvDifferences.data() + first);
     a.indices = indices.data() + 3 * first;
     a.triangleCount = indices.size() / 3 - first;
     a.normals = reinterpret_cast<float*>(normals);
@@ -472,7 +475,7 @@ void runScheduledTask(const ReferenceTopology& topology, std::span<const Referen
                 const ReferenceMeshIO& io = meshes[mesh];
                 const size_t row = computed & mask;
                 runFaces(kernel,
-                         faceArgs(io.positions, io.uvs, io.indices, computed - topology.triangleBegin[mesh],
+                         faceArgs(io.positions, io.uvs, io.uvDifferences, io.indices, computed - topology.triangleBegin[mesh],
                                   &w.normals[row], &w.tangents[row], &w.bitangents[row]),
                          0, end - computed);
                 computed = end;
@@ -492,7 +495,8 @@ void runScheduledTask(const ReferenceTopology& topology, std::span<const Referen
 } // namespace
 
 void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<const glm::vec3> positions,
-                  std::span<const glm::vec2> uvs, std::span<const uint32_t> indices, ReferenceScratch& scratch)
+                  std::span<const glm::vec2> uvs, std::span<const uint32_t> indices, ReferenceScratch& scratch,
+                  std::span<const glm::vec4> uvDifferences)
 {
     assert(mesh + 1 < topology.triangleBegin.size());
     const size_t total = topology.triangleCount();
@@ -504,7 +508,7 @@ void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<cons
     assert(indices.size() >= 3 * triangles);
     assert(positions.size() == topology.vertexBegin[mesh + 1] - topology.vertexBegin[mesh]);
     assert(uvs.empty() || uvs.size() == positions.size());
-    const detail::FaceArgs a = faceArgs(positions, uvs, indices, 0, scratch.faceNormals.data() + tb,
+    const detail::FaceArgs a = faceArgs(positions, uvs, uvDifferences, indices, 0, scratch.faceNormals.data() + tb,
                                         scratch.faceTangents.data() + tb, scratch.faceBitangents.data() + tb);
     const ReferenceKernel kernel = scratch.kernel;
     parallelFor(triangles, kTriangleGrain, 0,
@@ -523,6 +527,19 @@ void gatherFrames(const ReferenceTopology& topology, size_t mesh, bool hasUvs, c
                 [&a, kernel](size_t first, size_t last) { runGather(kernel, a, first, last); });
 }
 
+void referenceUvDifferences(std::span<const glm::vec2> uvs, std::span<const uint32_t> indices,
+                            AlignedVector<glm::vec4>& out)
+{
+    const size_t triangles = indices.size() / 3;
+    out.resize(triangles);
+    for (size_t t = 0; t < triangles; ++t) {
+        const uint32_t i0 = indices[3 * t], i1 = indices[3 * t + 1], i2 = indices[3 * t + 2];
+        assert(i0 < uvs.size() && i1 < uvs.size() && i2 < uvs.size());
+        // faceTerms' d1 and d2.
+        out[t] = glm::vec4(uvs[i1] - uvs[i0], uvs[i2] - uvs[i0]);
+    }
+}
+
 void rebuildReference(const ReferenceTopology& topology, std::span<const ReferenceMeshIO> meshes,
                       ReferenceScratch& scratch)
 {
@@ -530,7 +547,8 @@ void rebuildReference(const ReferenceTopology& topology, std::span<const Referen
     const ReferenceTopology::Schedule& s = topology.schedule;
     if (s.windowTriangles == 0) {
         for (size_t m = 0; m < meshes.size(); ++m)
-            rebuildFaces(topology, m, meshes[m].positions, meshes[m].uvs, meshes[m].indices, scratch);
+            rebuildFaces(topology, m, meshes[m].positions, meshes[m].uvs, meshes[m].indices, scratch,
+                         meshes[m].uvDifferences);
         for (size_t m = 0; m < meshes.size(); ++m)
             gatherFrames(topology, m, !meshes[m].uvs.empty(), scratch, meshes[m].outNormals, meshes[m].outTangents);
         return;
@@ -540,6 +558,7 @@ void rebuildReference(const ReferenceTopology& topology, std::span<const Referen
         assert(meshes[m].uvs.empty() || meshes[m].uvs.size() == meshes[m].positions.size());
         assert(meshes[m].indices.size() >= 3 * size_t(topology.triangleBegin[m + 1] - topology.triangleBegin[m]));
         assert(meshes[m].outNormals.size() == meshes[m].positions.size());
+        assert(meshes[m].uvDifferences.empty() || meshes[m].uvDifferences.size() == meshes[m].indices.size() / 3);
     }
     const ReferenceKernel kernel = scratch.kernel;
     parallelFor(s.taskBegin.size() - 1, 1, 0, [&](size_t first, size_t last) {
@@ -557,7 +576,7 @@ std::vector<BindReference> rebuildBindReference(const Rig& rig, const ReferenceT
         const Mesh& mesh = rig.meshes[m];
         bind[m].normals.resize(mesh.vertexCount());
         bind[m].tangents.resize(mesh.hasTangents() ? mesh.vertexCount() : 0);
-        io[m] = {mesh.positions, mesh.uvs, mesh.indices, bind[m].normals, bind[m].tangents};
+        io[m] = {mesh.positions, mesh.uvs, mesh.indices, bind[m].normals, bind[m].tangents, {}};
     }
     rebuildReference(topology, io, scratch);
     return bind;
@@ -568,7 +587,7 @@ void rebuildMeshFrames(const ReferenceTopology& topology, std::span<const glm::v
                        std::span<glm::vec4> outTangents, ReferenceScratch& scratch)
 {
     assert(topology.vertexBegin.size() == 2);
-    const ReferenceMeshIO io{positions, uvs, indices, outNormals, outTangents};
+    const ReferenceMeshIO io{positions, uvs, indices, outNormals, outTangents, {}};
     rebuildReference(topology, std::span(&io, 1), scratch);
 }
 

@@ -120,14 +120,24 @@ struct ReferenceScratch {
 };
 
 /// One mesh's part of a rebuild: its final positions, UV0 (or empty) and triangle list; its outputs (outTangents
-/// empty: no tangents; they need UVs: without, they are undefined, zero).
+/// empty: no tangents; they need UVs: without, they are undefined, zero); and, optionally, its triangles' UV
+/// differences (referenceUvDifferences of the same uvs and indices; empty: the face pass takes them from uvs).
 struct ReferenceMeshIO {
     std::span<const glm::vec3> positions;
     std::span<const glm::vec2> uvs;
     std::span<const uint32_t> indices;
     std::span<glm::vec3> outNormals;
     std::span<glm::vec4> outTangents;
+    std::span<const glm::vec4> uvDifferences;
 };
+
+/// The UV differences of a mesh's triangles, one row each: (uv[i1] - uv[i0], uv[i2] - uv[i0]) as x y, z w, for
+/// triangles i0 i1 i2 of `indices` (every index below uvs.size()). They depend on nothing a pose changes, so a rig's
+/// are computed once (RigRuntime::uvDifferences) and every rebuild's SIMD face pass reads one 16-byte row a triangle
+/// instead of three UVs by index and their differences: the same values (the same subtractions), so the same bits.
+/// Sized to the triangle count; aligned rows.
+void referenceUvDifferences(std::span<const glm::vec2> uvs, std::span<const uint32_t> indices,
+                            AlignedVector<glm::vec4>& out);
 
 /// The reference of every mesh of `topology` (one ReferenceMeshIO per mesh, in order), on parallelFor's threads:
 /// by the topology's schedule where it has one, else rebuildFaces of every mesh then gatherFrames of every mesh.
@@ -135,10 +145,11 @@ struct ReferenceMeshIO {
 void rebuildReference(const ReferenceTopology& topology, std::span<const ReferenceMeshIO> meshes,
                       ReferenceScratch& scratch);
 
-/// Face pass of mesh `mesh`: positions are its final positions, uvs its UV0 (or empty), indices its triangle list.
-/// Sizes the scratch to the topology's triangle count.
+/// Face pass of mesh `mesh`: positions are its final positions, uvs its UV0 (or empty), indices its triangle list,
+/// uvDifferences referenceUvDifferences(uvs, indices) or empty. Sizes the scratch to the topology's triangle count.
 void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<const glm::vec3> positions,
-                  std::span<const glm::vec2> uvs, std::span<const uint32_t> indices, ReferenceScratch& scratch);
+                  std::span<const glm::vec2> uvs, std::span<const uint32_t> indices, ReferenceScratch& scratch,
+                  std::span<const glm::vec4> uvDifferences = {});
 
 /// Gather of mesh `mesh`, once rebuildFaces ran for every mesh (a group may take triangles of several meshes).
 /// outNormals holds the mesh's vertex count; outTangents too, or is empty (no tangents). Tangents need UVs: with

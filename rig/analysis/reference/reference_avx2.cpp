@@ -67,6 +67,13 @@ inline void columns(const float* rows, __m256& x, __m256& y, __m256& z, __m256& 
                y, z, w);
 }
 
+/// columns of rows at any 16-byte boundary (the UV differences' rows from a triangle of the call's range).
+inline void columnsUnaligned(const float* rows, __m256& x, __m256& y, __m256& z, __m256& w)
+{
+    transpose4(_mm256_loadu_ps(rows), _mm256_loadu_ps(rows + 8), _mm256_loadu_ps(rows + 16), _mm256_loadu_ps(rows + 24),
+               x, y, z, w);
+}
+
 /// Eight rows of (x y z z) from one register per component (r[j]: element 2j | element 2j + 1; avx2::transpose4's
 /// order): w a copy of z, so that two unpacks and four shuffles make them, not transpose4's eight.
 inline void rowsXyzz(__m256 x, __m256 y, __m256 z, __m256 (&r)[4])
@@ -105,11 +112,13 @@ inline void storeNormals(__m256 x, __m256 y, __m256 z, float* out)
     _mm256_storeu_ps(out + 16, _mm256_blend_ps(pick(r[3], 0, 0, 0, 1, 2, 4, 5, 6), pick(r[2], 5, 6, 0, 0, 0, 0, 0, 0), 0x03));
 }
 
-/// The dependent part of eight triangles' terms from their rows (e1, e2 and the UV differences d1.x d1.y d2.x d2.y;
-/// d ignored without UVs), written as rows at triangle `t`.
-template <bool kUvs>
+/// The dependent part of eight triangles' terms from their rows (e1, e2 and the UV differences d1.x d1.y d2.x d2.y:
+/// dRows, or with kSource Differences the precomputed rows of triangle t on; ignored without UVs), written as rows at
+/// triangle `t`.
+template <UvSource kSource>
 inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const float* e2Rows, const float* dRows)
 {
+    constexpr bool kUvs = kSource != UvSource::None;
     const __m256 zero = _mm256_setzero_ps();
     __m256 e1x, e1y, e1z, e2x, e2y, e2z, unused;
     columns(e1Rows, e1x, e1y, e1z, unused);
@@ -125,7 +134,10 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
     __m256 tx = zero, ty = zero, tz = zero, bx = zero, by = zero, bz = zero;
     if constexpr (kUvs) {
         __m256 d1x, d1y, d2x, d2y;
-        columns(dRows, d1x, d1y, d2x, d2y);
+        if constexpr (kSource == UvSource::Differences)
+            columnsUnaligned(a.uvDifferences + 4 * t, d1x, d1y, d2x, d2y);
+        else
+            columns(dRows, d1x, d1y, d2x, d2y);
         const __m256 det = _mm256_sub_ps(_mm256_mul_ps(d1x, d2y), _mm256_mul_ps(d2x, d1y));
         const __m256 uvOk = _mm256_and_ps(
             _mm256_and_ps(valid, _mm256_cmp_ps(absolute(det), _mm256_set1_ps(kMinUvDet), _CMP_GT_OQ)), finite(det));
@@ -158,8 +170,8 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
     storeRows(bx, by, bz, a.bitangents + 4 * t);
 }
 
-/// faceTermsAvx2 with or without UVs fixed at compile time: the indexed loop tests nothing per triangle.
-template <bool kUvs>
+/// faceTermsAvx2 with the UVs' source fixed at compile time: the indexed loop tests nothing per triangle.
+template <UvSource kSource>
 void faceTermsAvx2Impl(const FaceArgs& args, size_t first, size_t last)
 {
     const FaceArgs a = args; // a local copy: stores through its row pointers cannot change it
@@ -184,7 +196,7 @@ void faceTermsAvx2Impl(const FaceArgs& args, size_t first, size_t last)
         const __m128 p0 = corner(idx[0]);
         _mm_store_ps(e1Rows + 4 * j, _mm_sub_ps(corner(idx[1]), p0));
         _mm_store_ps(e2Rows + 4 * j, _mm_sub_ps(corner(idx[2]), p0));
-        if constexpr (kUvs) {
+        if constexpr (kSource == UvSource::Uvs) {
             const __m128 u0 = _mm_castpd_ps(_mm_load_sd(uv + idx[0]));
             const __m128 d1 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[1])), u0);
             const __m128 d2 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[2])), u0);
@@ -194,8 +206,11 @@ void faceTermsAvx2Impl(const FaceArgs& args, size_t first, size_t last)
     const size_t rest = inBlockRunsOf<kBlock, kBlocks>(
         first, last,
         [&](size_t e, int count) RS_INLINE_LAMBDA {
-            if (e + kIndexAhead + size_t(count) <= a.triangleCount)
+            if (e + kIndexAhead + size_t(count) <= a.triangleCount) {
                 prefetchLines(a.indices + 3 * (e + kIndexAhead), 12 * size_t(count));
+                if constexpr (kSource == UvSource::Differences) // a stream of its own, restarted at every page as well
+                    prefetchLines(a.uvDifferences + 4 * (e + kIndexAhead), 16 * size_t(count));
+            }
             // Any of the run's 3 x count corner indices (a multiple of 24) on the last vertex?
             __m256i onLast = _mm256_setzero_si256();
             const __m256i* idx = reinterpret_cast<const __m256i*>(a.indices + 3 * e);
@@ -208,7 +223,7 @@ void faceTermsAvx2Impl(const FaceArgs& args, size_t first, size_t last)
                 for (int j = 0; j < count; ++j)
                     corners(e + size_t(j), j, std::false_type{});
         },
-        [&](size_t t, int r) RS_INLINE_LAMBDA { faceBlock<kUvs>(a, t, e1Rows + r, e2Rows + r, dRows + r); });
+        [&](size_t t, int r) RS_INLINE_LAMBDA { faceBlock<kSource>(a, t, e1Rows + r, e2Rows + r, dRows + r); });
     for (size_t t = rest; t < last; ++t)
         faceTerms(a, t);
 }
@@ -217,8 +232,11 @@ void faceTermsAvx2Impl(const FaceArgs& args, size_t first, size_t last)
 
 void faceTermsAvx2(const FaceArgs& args, size_t first, size_t last)
 {
-    withFlag(args.uvs != nullptr,
-             [&](auto uvs) RS_INLINE_LAMBDA { faceTermsAvx2Impl<decltype(uvs)::value>(args, first, last); });
+    switch (uvSource(args)) {
+    case UvSource::None: return faceTermsAvx2Impl<UvSource::None>(args, first, last);
+    case UvSource::Uvs: return faceTermsAvx2Impl<UvSource::Uvs>(args, first, last);
+    case UvSource::Differences: return faceTermsAvx2Impl<UvSource::Differences>(args, first, last);
+    }
 }
 
 namespace {

@@ -77,10 +77,12 @@ inline void storeRows(__m512 x, __m512 y, __m512 z, float* out)
 }
 
 /// The dependent part of sixteen triangles' terms from their rows (e1, e2 and the UV differences d1.x d1.y d2.x
-/// d2.y; d ignored without UVs), written as rows at triangle `t`.
-template <bool kUvs>
+/// d2.y: dRows, or with kSource Differences the precomputed rows of triangle t on; ignored without UVs), written as
+/// rows at triangle `t`.
+template <UvSource kSource>
 inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const float* e2Rows, const float* dRows)
 {
+    constexpr bool kUvs = kSource != UvSource::None;
     __m512 e1x, e1y, e1z, e2x, e2y, e2z, unused;
     columns(e1Rows, e1x, e1y, e1z, unused);
     columns(e2Rows, e2x, e2y, e2z, unused);
@@ -97,7 +99,13 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
     __m512 tx = zero, ty = zero, tz = zero, bx = zero, by = zero, bz = zero;
     if constexpr (kUvs) {
         __m512 d1x, d1y, d2x, d2y;
-        columns(dRows, d1x, d1y, d2x, d2y);
+        if constexpr (kSource == UvSource::Differences) {
+            const float* d = a.uvDifferences + 4 * t; // rows at any 16-byte boundary
+            transpose4(_mm512_loadu_ps(d), _mm512_loadu_ps(d + 16), _mm512_loadu_ps(d + 32), _mm512_loadu_ps(d + 48), d1x,
+                       d1y, d2x, d2y);
+        } else {
+            columns(dRows, d1x, d1y, d2x, d2y);
+        }
         const __m512 det = _mm512_sub_ps(_mm512_mul_ps(d1x, d2y), _mm512_mul_ps(d2x, d1y));
         const __mmask16 uvOk =
             valid & _mm512_cmp_ps_mask(_mm512_abs_ps(det), _mm512_set1_ps(kMinUvDet), _CMP_GT_OQ) & finite(det);
@@ -130,8 +138,8 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
     storeRows(bx, by, bz, a.bitangents + 4 * t);
 }
 
-/// faceTermsAvx512 with or without UVs fixed at compile time: the indexed loop tests nothing per triangle.
-template <bool kUvs>
+/// faceTermsAvx512 with the UVs' source fixed at compile time: the indexed loop tests nothing per triangle.
+template <UvSource kSource>
 void faceTermsAvx512Impl(const FaceArgs& args, size_t first, size_t last)
 {
     const FaceArgs a = args; // a local copy: stores through its row pointers cannot change it
@@ -148,7 +156,7 @@ void faceTermsAvx512Impl(const FaceArgs& args, size_t first, size_t last)
             const __m128 p0 = _mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[0]));
             _mm_store_ps(e1Rows + 4 * j, _mm_sub_ps(_mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[1])), p0));
             _mm_store_ps(e2Rows + 4 * j, _mm_sub_ps(_mm_maskz_loadu_ps(0x7, p + 3 * size_t(idx[2])), p0));
-            if constexpr (kUvs) {
+            if constexpr (kSource == UvSource::Uvs) {
                 const __m128 u0 = _mm_castpd_ps(_mm_load_sd(uv + idx[0]));
                 const __m128 d1 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[1])), u0);
                 const __m128 d2 = _mm_sub_ps(_mm_castpd_ps(_mm_load_sd(uv + idx[2])), u0);
@@ -156,9 +164,12 @@ void faceTermsAvx512Impl(const FaceArgs& args, size_t first, size_t last)
             }
         },
         [&](size_t t, int r) RS_INLINE_LAMBDA {
-            if (t + kIndexAhead + kBlock <= a.triangleCount)
+            if (t + kIndexAhead + kBlock <= a.triangleCount) {
                 prefetchLines(a.indices + 3 * (t + kIndexAhead), 12 * kBlock);
-            faceBlock<kUvs>(a, t, e1Rows + r, e2Rows + r, dRows + r);
+                if constexpr (kSource == UvSource::Differences) // a stream of its own, restarted at every page as well
+                    prefetchLines(a.uvDifferences + 4 * (t + kIndexAhead), 16 * kBlock);
+            }
+            faceBlock<kSource>(a, t, e1Rows + r, e2Rows + r, dRows + r);
         });
     for (size_t t = rest; t < last; ++t)
         faceTerms(a, t);
@@ -168,8 +179,11 @@ void faceTermsAvx512Impl(const FaceArgs& args, size_t first, size_t last)
 
 void faceTermsAvx512(const FaceArgs& args, size_t first, size_t last)
 {
-    withFlag(args.uvs != nullptr,
-             [&](auto uvs) RS_INLINE_LAMBDA { faceTermsAvx512Impl<decltype(uvs)::value>(args, first, last); });
+    switch (uvSource(args)) {
+    case UvSource::None: return faceTermsAvx512Impl<UvSource::None>(args, first, last);
+    case UvSource::Uvs: return faceTermsAvx512Impl<UvSource::Uvs>(args, first, last);
+    case UvSource::Differences: return faceTermsAvx512Impl<UvSource::Differences>(args, first, last);
+    }
 }
 
 namespace {

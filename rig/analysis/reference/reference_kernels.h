@@ -31,6 +31,10 @@ struct FaceArgs {
     /// triangles ahead of the ones they read (software prefetch, only inside the array), past the call's range too,
     /// where the next call of a schedule's task goes on.
     size_t triangleCount = 0;
+    /// With uvs: the triangles' UV differences from `indices`' first (referenceUvDifferences: d1.x d1.y d2.x d2.y, 4
+    /// floats a triangle), or null. The SIMD face passes read them instead of the UVs; faceTerms computes them from
+    /// the UVs (the same bits).
+    const float* uvDifferences = nullptr;
 };
 
 /// Everything the gather of one mesh reads and writes (reference.cpp's gatherFrames fills it).
@@ -56,6 +60,16 @@ struct GatherArgs {
     const uint32_t* compactBegin = nullptr;
     const uint16_t* compactTri = nullptr;
 };
+
+/// Where the SIMD face passes take a triangle's UV differences from: no UVs, the UVs by index, or
+/// FaceArgs::uvDifferences (a template argument of their loops: nothing tested per triangle).
+enum class UvSource { None, Uvs, Differences };
+
+/// The UV source of a face pass's arguments.
+inline UvSource uvSource(const FaceArgs& a)
+{
+    return !a.uvs ? UvSource::None : a.uvDifferences ? UvSource::Differences : UvSource::Uvs;
+}
 
 namespace {
 
