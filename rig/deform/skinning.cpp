@@ -442,8 +442,14 @@ LinearKernel jobKernel(const SkinJob& job)
     const bool linearAvx2 = job.method == Method::Linear &&
                             halfWidthLinearKernel(job.positions.size(), !job.outPositions.empty(), !job.outNormals.empty(),
                                                   !job.outTangents.empty()) == LinearKernel::Avx2;
+    // And the jacobian's, for jobs its plan covers, short of kHalfWidthJacobianAvx2Vertices.
+    const size_t blocks = job.gradients.blockSlots.empty() ? 0 : job.gradients.blockSlots.size() - 1;
+    const bool jacobianAvx2 = job.method == Method::Jacobian &&
+                              halfWidthJacobianKernel(job.positions.size(), blocks, job.gradients.unplannedBlocks) ==
+                                  LinearKernel::Avx2;
     const bool avx2Faster = cpuHasHalfWidthAvx512() && (job.method == Method::PositionsOnly ||
-                                                        job.method == Method::BlendInverseTranspose || linearAvx2);
+                                                        job.method == Method::BlendInverseTranspose || linearAvx2 ||
+                                                        jacobianAvx2);
     if (k == LinearKernel::Avx512 && (!avx512Runs(job) || avx2Faster))
         return LinearKernel::Avx2;
     return k;
@@ -453,6 +459,12 @@ LinearKernel halfWidthLinearKernel(size_t vertices, bool positions, bool normals
 {
     const size_t bytes = detail::outputBytes(vertices, positions, normals, tangents);
     return bytes >= kHalfWidthLinearStreamingBytes ? LinearKernel::Avx512 : LinearKernel::Avx2;
+}
+
+LinearKernel halfWidthJacobianKernel(size_t vertices, size_t blocks, size_t unplannedBlocks)
+{
+    const bool planned = blocks > 0 && 16 * unplannedBlocks <= blocks;
+    return planned && vertices < kHalfWidthJacobianAvx2Vertices ? LinearKernel::Avx2 : LinearKernel::Avx512;
 }
 
 void runMethodKernel(const SkinJob& job, LinearKernel k)

@@ -56,6 +56,7 @@ struct WeightGradientsView {
     std::span<const uint32_t> blockHalves;
     std::span<const float> slotWeights;
     std::span<const uint8_t> blockFolded;
+    size_t unplannedBlocks = 0; ///< the kUnplanned blocks of blockSlots
 };
 
 /// Skins vertices [first, last) of one mesh with one method. A stateless job: validate(), then run().
@@ -115,7 +116,7 @@ LinearKernel methodKernel(Method m);
 /// AVX-512 machine, which runs AVX2+FMA when it copies the rest frames (the copy and normalisation bound it, not the
 /// blend), and for positions alone, blend-inverse-transpose and linear where the CPU runs AVX-512 as two 256-bit
 /// halves (cpuHasHalfWidthAvx512: there their AVX2 loops are the faster, measured in BENCHMARKS.md; for linear up to
-/// the size where halfWidthLinearKernel takes AVX-512).
+/// the size where halfWidthLinearKernel takes AVX-512, for the jacobian as halfWidthJacobianKernel says).
 LinearKernel jobKernel(const SkinJob& job);
 
 /// Output bytes of a linear job past which, where the CPU runs AVX-512 at half width, the AVX-512 kernel is the faster
@@ -126,6 +127,16 @@ inline constexpr size_t kHalfWidthLinearStreamingBytes = size_t(48) << 20;
 /// runs AVX-512 at half width: AVX2, or AVX-512 where the outputs pass kHalfWidthLinearStreamingBytes. The rule alone,
 /// whatever this CPU is (jobKernel applies it where cpuHasHalfWidthAvx512).
 LinearKernel halfWidthLinearKernel(size_t vertices, bool positions, bool normals, bool tangents);
+/// Vertices below which, where the CPU runs AVX-512 at half width, the jacobian's AVX2 kernel is the faster one for a
+/// job its weight gradients' plan covers: on Zen 4 (the benchmark rig, one thread) AVX2 x1.18 at 25k vertices, x1.11
+/// at 50k, x1.03-1.07 at 100k-400k, x0.99 at 600k, x0.98 at 1M. At 16k, where three of its blocks in four are
+/// unplanned, x0.84: the AVX2 kernel runs an unplanned block vertex by vertex, the AVX-512 one in its group layout.
+inline constexpr size_t kHalfWidthJacobianAvx2Vertices = size_t(1) << 19;
+/// The jacobian kernel for a job of `vertices` vertices whose plan has `blocks` blocks, `unplannedBlocks` of them
+/// unplanned, on a CPU that runs AVX-512 at half width: AVX2 below kHalfWidthJacobianAvx2Vertices where at most one
+/// block in sixteen is unplanned (and there is a plan); else AVX-512. The rule alone, whatever this CPU is (jobKernel
+/// applies it where cpuHasHalfWidthAvx512, to the job's whole arrays).
+LinearKernel halfWidthJacobianKernel(size_t vertices, size_t blocks, size_t unplannedBlocks);
 /// Runs the job's range with kernel `k` (which must be available; AVX-512 means AVX2 for the methods without an
 /// AVX-512 kernel). Falls back to the scalar path, as run() does, when an entry of the palette is not finite.
 void runMethodKernel(const SkinJob& job, LinearKernel k);

@@ -127,6 +127,7 @@ void planGradientBlocks(WeightGradients& g, std::span<const uint16_t> joints, st
     g.slotGradients.clear();
     g.slotWeights.clear();
     g.blockFolded.assign(withWeights ? blocks : 0, 0);
+    g.unplannedBlocks = 0;
     g.slotEntries.reserve(blocks * 8);
     g.slotGradients.reserve(3 * g.joints.size() + WeightGradients::kSlotGradientPadding);
     // term[s][q]: the entry of vertex q's list for slot s (valid where bit q of mask[s] is set).
@@ -215,6 +216,7 @@ void planGradientBlocks(WeightGradients& g, std::span<const uint16_t> joints, st
             }
         }
         g.blockSlots[b] |= planned ? 0u : WeightGradients::kUnplanned;
+        g.unplannedBlocks += planned ? 0 : 1;
         g.blockSlots[b + 1] = uint32_t(g.slotEntries.size());
         g.blockData[b + 1] = uint32_t(g.slotGradients.size());
     }

@@ -51,11 +51,13 @@ struct WeightGradients {
     /// Both empty when the plan was made without the weights.
     std::vector<float> slotWeights;
     std::vector<uint8_t> blockFolded;
+    /// How many blocks are kUnplanned (the kernel choice reads it: jobKernel).
+    size_t unplannedBlocks = 0;
 
     WeightGradientsView view() const
     {
         return {offsets, joints, gradients, blockSlots, blockData, slotEntries, slotGradients, blockHalves, slotWeights,
-                blockFolded};
+                blockFolded, unplannedBlocks};
     }
 };
 

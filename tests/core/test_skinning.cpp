@@ -373,6 +373,7 @@ private slots:
     void methodKernelsAreUsedByRun();
     void halfWidthAvx512IsAmdFamily25Only();
     void halfWidthLinearKernelStreamsPastItsBytes();
+    void halfWidthJacobianKernelTakesAvx2ForPlannedJobsBelowItsVertices();
     void optionalOutputsAreLeftOutAndTheRestIsTheSame();
     void linearKernelsFallBackOnNonFinitePalette();
     void parallelForCoversEveryIndexOnce();
@@ -1446,6 +1447,8 @@ void TestSkinning::methodKernelsAreUsedByRun()
                 expected = LinearKernel::Avx2;
             if (m == Method::BlendInverseTranspose && best == LinearKernel::Avx512 && cpuHasHalfWidthAvx512())
                 expected = LinearKernel::Avx2;
+            if (m == Method::Jacobian && best == LinearKernel::Avx512 && cpuHasHalfWidthAvx512())
+                expected = halfWidthJacobianKernel(n, pj.job.gradients.blockSlots.size() - 1, pj.job.gradients.unplannedBlocks);
             QCOMPARE(jobKernel(pj.job), expected);
         }
     }
@@ -1480,6 +1483,38 @@ void TestSkinning::halfWidthLinearKernelStreamsPastItsBytes()
     QCOMPARE(jobKernel(job), LinearKernel::Avx512);
     job.outTangents = {};
     QCOMPARE(jobKernel(job), LinearKernel::Avx2); // 24 bytes a vertex: 30 MB
+}
+
+void TestSkinning::halfWidthJacobianKernelTakesAvx2ForPlannedJobsBelowItsVertices()
+{
+    // The rule at its edges: 524,288 vertices, one unplanned block in sixteen, a plan at all.
+    static_assert(kHalfWidthJacobianAvx2Vertices == 524'288);
+    QCOMPARE(halfWidthJacobianKernel(100'000, 6'250, 0), LinearKernel::Avx2);
+    QCOMPARE(halfWidthJacobianKernel(524'287, 32'768, 0), LinearKernel::Avx2);
+    QCOMPARE(halfWidthJacobianKernel(524'288, 32'768, 0), LinearKernel::Avx512);
+    QCOMPARE(halfWidthJacobianKernel(16'000, 1'000, 62), LinearKernel::Avx2);    // 992 <= 1000
+    QCOMPARE(halfWidthJacobianKernel(16'000, 1'000, 63), LinearKernel::Avx512);  // 1008 > 1000
+    QCOMPARE(halfWidthJacobianKernel(16'384, 1'024, 768), LinearKernel::Avx512); // the benchmark rig at 16k
+    QCOMPARE(halfWidthJacobianKernel(3'000, 0, 0), LinearKernel::Avx512);        // no plan: the lists per vertex
+    // The count the rule reads, from the plan itself: every kUnplanned block.
+    PosedJob pj(3000, 10, 4, 2);
+    const WeightGradientsView g = pj.job.gradients;
+    size_t unplanned = 0;
+    for (size_t b = 0; b + 1 < g.blockSlots.size(); ++b)
+        unplanned += (g.blockSlots[b] & WeightGradients::kUnplanned) ? 1 : 0;
+    QCOMPARE(g.unplannedBlocks, unplanned);
+    if (!cpuHasHalfWidthAvx512())
+        return; // elsewhere jobKernel does not apply it (methodKernelsAreUsedByRun checks what it does there)
+    // jobKernel applies it to the job's whole arrays, whatever part of them the job runs.
+    pj.job.method = Method::Jacobian;
+    pj.job.first = 0;
+    pj.job.last = 100;
+    const size_t blocks = g.blockSlots.size() - 1;
+    QCOMPARE(jobKernel(pj.job), halfWidthJacobianKernel(pj.size(), blocks, unplanned));
+    pj.job.gradients.unplannedBlocks = blocks; // every block unplanned: AVX-512
+    QCOMPARE(jobKernel(pj.job), LinearKernel::Avx512);
+    pj.job.gradients.unplannedBlocks = 0;
+    QCOMPARE(jobKernel(pj.job), LinearKernel::Avx2);
 }
 
 void TestSkinning::halfWidthAvx512IsAmdFamily25Only()
