@@ -342,9 +342,6 @@ RS_INLINE void packTangentsSoa(const Soa3& a, __m512 w, __m512 (&out)[4])
     transpose4(a.x, a.y, a.z, w, out[0], out[1], out[2], out[3]);
 }
 
-/// Dual quaternions, one block: the blends (quaternions and, unless MethodTables::unitStretch, the stretches) in the
-/// group layout, then everything else with one vertex per lane (no shuffles in the quaternion algebra).
-/// False when a vertex's blend vanishes (the per-vertex kernel flags it).
 /// A block's blended dual quaternions, one vertex per lane: real x y z w, dual x y z w, Σ w.
 struct DqBlend16 {
     __m512 rx, ry, rz, rw, dx, dy, dz, dw, sw;
@@ -365,7 +362,9 @@ RS_INLINE void dqBlendSoa(const Context& c, size_t v, DqBlend16& b)
     transpose4(s[0], s[1], s[2], s[3], b.sw, unused0, unused1, unused2); // every lane of s[g] holds its vertex's sum
 }
 
-/// The rest of the block from v after its blends b (dqBlendSoa).
+/// Dual quaternions, one block, from its blends b (dqBlendSoa): the stretches blended in the group layout unless
+/// MethodTables::unitStretch, then everything else with one vertex per lane (no shuffles in the quaternion algebra).
+/// False when a vertex's blend vanishes (the per-vertex kernel flags it).
 template <int K, bool kTangents, bool kPositions>
 RS_INLINE bool dqBlockSoa(const Context& c, size_t v, const DqBlend16& b, BlockOut& out)
 {
@@ -731,25 +730,23 @@ RS_INLINE bool skinBlock(const Context& c, size_t v, BlockOut& out)
     static_assert(M != Method::DualQuaternion, "dual quaternions: dqBlocks");
     if (blockFallsBack<K>(c, v))
         return false;
-    {
-        if constexpr (M == Method::Jacobian)
-            if (c.blockSlots && v % 16 == 0) {
-                const uint32_t s0 = c.blockSlots[v / 16];
-                if (!(s0 & WeightGradients::kUnplanned)) {
-                    const uint32_t s1 = c.blockSlots[v / 16 + 1] & ~WeightGradients::kUnplanned;
-                    if (c.blockFolded && c.blockFolded[v / 16])
-                        jacobianBlockSoa<K, kTangents, kPositions, true>(c, v, s0, s1, out);
-                    else
-                        jacobianBlockSoa<K, kTangents, kPositions, false>(c, v, s0, s1, out);
-                    return true;
-                }
+    if constexpr (M == Method::Jacobian)
+        if (c.blockSlots && v % 16 == 0) {
+            const uint32_t s0 = c.blockSlots[v / 16];
+            if (!(s0 & WeightGradients::kUnplanned)) {
+                const uint32_t s1 = c.blockSlots[v / 16 + 1] & ~WeightGradients::kUnplanned;
+                if (c.blockFolded && c.blockFolded[v / 16])
+                    jacobianBlockSoa<K, kTangents, kPositions, true>(c, v, s0, s1, out);
+                else
+                    jacobianBlockSoa<K, kTangents, kPositions, false>(c, v, s0, s1, out);
+                return true;
             }
-        if constexpr (M == Method::Cofactor || M == Method::InverseTranspose) {
-            normalBlockSoa<M, K, kTangents, kPositions>(c, v, out);
-            return true;
-        } else {
-            return skinGroups<M, K, kTangents, kPositions>(c, v, out);
         }
+    if constexpr (M == Method::Cofactor || M == Method::InverseTranspose) {
+        normalBlockSoa<M, K, kTangents, kPositions>(c, v, out);
+        return true;
+    } else {
+        return skinGroups<M, K, kTangents, kPositions>(c, v, out);
     }
 }
 
