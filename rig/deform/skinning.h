@@ -56,7 +56,7 @@ struct WeightGradientsView {
     std::span<const uint32_t> blockHalves;
     std::span<const float> slotWeights;
     std::span<const uint8_t> blockFolded;
-    size_t unplannedBlocks = 0; ///< the kUnplanned blocks of blockSlots
+    size_t unplannedBlocks = 0; ///< the kUnplanned blocks of blockSlots: a hint for jobKernel, no result depends on it
 };
 
 /// Skins vertices [first, last) of one mesh with one method. A stateless job: validate(), then run().

@@ -133,7 +133,7 @@ struct ReferenceMeshIO {
 
 /// The UV differences of a mesh's triangles, one row each: (uv[i1] - uv[i0], uv[i2] - uv[i0]) as x y, z w, for
 /// triangles i0 i1 i2 of `indices` (every index below uvs.size()). They depend on nothing a pose changes, so a rig's
-/// are computed once (RigRuntime::uvDifferences) and every rebuild's SIMD face pass reads one 16-byte row a triangle
+/// are computed once (MeshRuntime::uvDifferences) and every rebuild's SIMD face pass reads one 16-byte row a triangle
 /// instead of three UVs by index and their differences: the same values (the same subtractions), so the same bits.
 /// Sized to the triangle count; aligned rows.
 void referenceUvDifferences(std::span<const glm::vec2> uvs, std::span<const uint32_t> indices,
