@@ -114,9 +114,9 @@ void runLinearKernel(const SkinJob& job, LinearKernel k);
 LinearKernel methodKernel(Method m);
 /// The kernel SkinJob::run runs for `job` on this CPU: methodKernel(job.method), except for positions-only on an
 /// AVX-512 machine, which runs AVX2+FMA when it copies the rest frames (the copy and normalisation bound it, not the
-/// blend), and for positions alone, blend-inverse-transpose and linear where the CPU runs AVX-512 as two 256-bit
-/// halves (cpuHasHalfWidthAvx512: there their AVX2 loops are the faster, measured in BENCHMARKS.md; for linear up to
-/// the size where halfWidthLinearKernel takes AVX-512, for the jacobian as halfWidthJacobianKernel says).
+/// blend), and for positions alone, blend-inverse-transpose, linear and the jacobian where the CPU runs AVX-512 as two
+/// 256-bit halves (cpuHasHalfWidthAvx512: there their AVX2 loops are the faster, measured in BENCHMARKS.md; for linear
+/// up to the size where halfWidthLinearKernel takes AVX-512, for the jacobian as halfWidthJacobianKernel says).
 LinearKernel jobKernel(const SkinJob& job);
 
 /// Output bytes of a linear job past which, where the CPU runs AVX-512 at half width, the AVX-512 kernel is the faster
