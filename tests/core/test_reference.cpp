@@ -687,15 +687,18 @@ void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes(
         const glm::vec3 zero(0.0f);
         for (const Kernel& k : kernels)
         for (bool withUvs : {true, false}) {
-            // Three row arrays each (normal, tangent, bitangent terms), 4 floats a triangle; NaN-filled, so that a
-            // row the kernel does not write differs.
+            // The pairs (normal and tangent rows, 8 floats a triangle), then the bitangent rows (4 floats a
+            // triangle), in one aligned array; NaN-filled, so that a row the kernel does not write differs.
             const float nan = std::numeric_limits<float>::quiet_NaN();
-            std::vector<float> scalar(3 * 4 * T, nan), simd = scalar;
+            AlignedVector<float> scalar((detail::kPairFloats + 4) * T, nan), simd = scalar;
             // With the vertex count, as the rebuild passes it (the AVX2 kernel then loads whole 16-byte corners in the
             // runs that do not touch the last vertex, exactly in those that do: both kinds are among the ranges below).
-            auto faceArgs = [&](std::vector<float>& rows) {
-                return detail::FaceArgs{c.p.data(), withUvs ? c.uv.data() : nullptr, c.idx.data(), rows.data(),
-                                        rows.data() + 4 * T, rows.data() + 8 * T, c.p.size()};
+            auto faceArgs = [&](AlignedVector<float>& records) {
+                return detail::FaceArgs{c.p.data(), withUvs ? c.uv.data() : nullptr, c.idx.data(), records.data(),
+                                        records.data() + detail::kPairFloats * T, c.p.size()};
+            };
+            auto sameRows = [&](const AlignedVector<float>& x, const AlignedVector<float>& y) {
+                return std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
             };
             const detail::FaceArgs fs = faceArgs(scalar), fv = faceArgs(simd);
             for (size_t t = 0; t < T; ++t)
@@ -709,18 +712,17 @@ void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes(
                 k.faces(args, T - 3, T);
             };
             simdFaces(fv);
-            QVERIFY2(std::memcmp(scalar.data(), simd.data(), scalar.size() * sizeof(float)) == 0,
-                     qPrintable(QStringLiteral("%1 %2: face terms differ").arg(k.name, c.name)));
+            QVERIFY2(sameRows(scalar, simd), qPrintable(QStringLiteral("%1 %2: face terms differ").arg(k.name, c.name)));
             if (withUvs) {
                 // From the precomputed UV differences (the runtime's) instead of the UVs: the same bits.
                 AlignedVector<glm::vec4> differences;
                 referenceUvDifferences(c.uv, c.idx, differences);
-                std::vector<float> fromDifferences(scalar.size(), nan);
+                AlignedVector<float> fromDifferences(scalar.size(), nan);
                 detail::FaceArgs fd = faceArgs(fromDifferences);
                 fd.uvDifferences = &differences[0].x;
                 fd.triangleCount = T; // the index and difference prefetch inside the arrays, as the rebuild runs it
                 simdFaces(fd);
-                QVERIFY2(std::memcmp(scalar.data(), fromDifferences.data(), scalar.size() * sizeof(float)) == 0,
+                QVERIFY2(sameRows(scalar, fromDifferences),
                          qPrintable(QStringLiteral("%1 %2: face terms from UV differences differ").arg(k.name, c.name)));
             }
 
@@ -728,7 +730,7 @@ void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes(
             std::vector<glm::vec4> t1(N), t2(N);
             detail::GatherArgs ga{topo.group.data(), topo.groupTriangleOffsets.data(), topo.groupTriangles.data(),
                                   topo.vertexTriangleOffsets.data(), topo.vertexTriangles.data(), scalar.data(),
-                                  scalar.data() + 4 * T, scalar.data() + 8 * T, &n1[0].x, &t1[0].x, withUvs, 0};
+                                  scalar.data() + detail::kPairFloats * T, &n1[0].x, &t1[0].x, withUvs, 0};
             for (size_t v = 0; v < N; ++v)
                 detail::gatherVertex(ga, v);
             ga.normals = &n2[0].x;

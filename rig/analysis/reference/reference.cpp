@@ -380,11 +380,11 @@ void runGather(ReferenceKernel kernel, const detail::GatherArgs& a, size_t first
             detail::gatherVertex(a, v);
 }
 
-/// Face arguments of a mesh's triangles from its triangle `first` on, their rows written from `normals`,
-/// `tangents` and `bitangents` on (the kernels' triangle 0 is `first`).
+/// Face arguments of a mesh's triangles from its triangle `first` on, their rows written from `pairs` (two rows a
+/// triangle) and `bitangents` on (the kernels' triangle 0 is `first`).
 detail::FaceArgs faceArgs(std::span<const glm::vec3> positions, std::span<const glm::vec2> uvs,
                           std::span<const glm::vec4> uvDifferences, std::span<const uint32_t> indices, size_t first,
-                          glm::vec4* normals, glm::vec4* tangents, glm::vec4* bitangents)
+                          glm::vec4* pairs, glm::vec4* bitangents)
 {
     detail::FaceArgs a;
     a.positions = positions.data();
@@ -394,19 +394,17 @@ detail::FaceArgs faceArgs(std::span<const glm::vec3> positions, std::span<const 
         a.uvDifferences = reinterpret_cast<const float*>(uvDifferences.data() + first);
     a.indices = indices.data() + 3 * first;
     a.triangleCount = indices.size() / 3 - first;
-    a.normals = reinterpret_cast<float*>(normals);
-    a.tangents = reinterpret_cast<float*>(tangents);
+    a.pairs = reinterpret_cast<float*>(pairs);
     a.bitangents = reinterpret_cast<float*>(bitangents);
     a.vertexCount = positions.size();
     return a;
 }
 
-/// Gather arguments of mesh `mesh`, reading global triangle t's rows at index t & mask of `normals`, `tangents` and
-/// `bitangents` (all ones: the scratch's arrays; the window size - 1: a window).
+/// Gather arguments of mesh `mesh`, reading global triangle t's rows at index t & mask of `pairs` (two rows a
+/// triangle) and `bitangents` (all ones: the scratch's arrays; the window size - 1: a window).
 detail::GatherArgs gatherArgs(const ReferenceTopology& topology, size_t mesh, bool hasUvs,
                               std::span<glm::vec3> outNormals, std::span<glm::vec4> outTangents,
-                              const glm::vec4* normals, const glm::vec4* tangents, const glm::vec4* bitangents,
-                              uint32_t mask)
+                              const glm::vec4* pairs, const glm::vec4* bitangents, uint32_t mask)
 {
     const size_t vb = topology.vertexBegin[mesh];
     assert(outNormals.size() == topology.vertexBegin[mesh + 1] - vb);
@@ -417,8 +415,7 @@ detail::GatherArgs gatherArgs(const ReferenceTopology& topology, size_t mesh, bo
     a.gTri = topology.groupTriangles.data();
     a.vOff = topology.vertexTriangleOffsets.data() + vb;
     a.vTri = topology.vertexTriangles.data();
-    a.faceNormals = reinterpret_cast<const float*>(normals);
-    a.faceTangents = reinterpret_cast<const float*>(tangents);
+    a.facePairs = reinterpret_cast<const float*>(pairs);
     a.faceBitangents = reinterpret_cast<const float*>(bitangents);
     // Component stores (a glm::vec3 store per vertex went through the stack: a store-forwarding stall each).
     a.normals = reinterpret_cast<float*>(outNormals.data()); // null for an empty mesh: never dereferenced then
@@ -431,16 +428,15 @@ detail::GatherArgs gatherArgs(const ReferenceTopology& topology, size_t mesh, bo
 
 /// A thread's window of face rows for the schedule (allocated once per thread and size).
 struct FaceWindow {
-    AlignedVector<glm::vec4> normals, tangents, bitangents;
+    AlignedVector<glm::vec4> pairs, bitangents; ///< two rows a triangle, one
 };
 
-FaceWindow& threadWindow(size_t rows)
+FaceWindow& threadWindow(size_t triangles)
 {
     thread_local FaceWindow w;
-    if (w.normals.size() < rows) {
-        w.normals.assign(rows, glm::vec4(0.0f));
-        w.tangents.assign(rows, glm::vec4(0.0f));
-        w.bitangents.assign(rows, glm::vec4(0.0f));
+    if (w.bitangents.size() < triangles) {
+        w.pairs.assign(2 * triangles, glm::vec4(0.0f));
+        w.bitangents.assign(triangles, glm::vec4(0.0f));
     }
     return w;
 }
@@ -476,15 +472,15 @@ void runScheduledTask(const ReferenceTopology& topology, std::span<const Referen
                 const size_t row = computed & mask;
                 runFaces(kernel,
                          faceArgs(io.positions, io.uvs, io.uvDifferences, io.indices, computed - topology.triangleBegin[mesh],
-                                  &w.normals[row], &w.tangents[row], &w.bitangents[row]),
+                                  &w.pairs[2 * row], &w.bitangents[row]),
                          0, end - computed);
                 computed = end;
             }
         }
         const size_t m = s.chunkMesh[c];
         const ReferenceMeshIO& io = meshes[m];
-        detail::GatherArgs a = gatherArgs(topology, m, !io.uvs.empty(), io.outNormals, io.outTangents, w.normals.data(),
-                                          w.tangents.data(), w.bitangents.data(), mask);
+        detail::GatherArgs a = gatherArgs(topology, m, !io.uvs.empty(), io.outNormals, io.outTangents, w.pairs.data(),
+                                          w.bitangents.data(), mask);
         a.compactBegin = s.compactBegin.data() + topology.vertexBegin[m];
         a.compactTri = s.compactTriangles.data();
         const uint32_t vb = topology.vertexBegin[m];
@@ -500,16 +496,17 @@ void rebuildFaces(const ReferenceTopology& topology, size_t mesh, std::span<cons
 {
     assert(mesh + 1 < topology.triangleBegin.size());
     const size_t total = topology.triangleCount();
-    for (AlignedVector<glm::vec4>* rows : {&scratch.faceNormals, &scratch.faceTangents, &scratch.faceBitangents})
-        if (rows->size() != total)
-            rows->assign(total, glm::vec4(0.0f));
+    if (scratch.faceBitangents.size() != total) {
+        scratch.facePairs.assign(2 * total, glm::vec4(0.0f));
+        scratch.faceBitangents.assign(total, glm::vec4(0.0f));
+    }
     const size_t tb = topology.triangleBegin[mesh];
     const size_t triangles = topology.triangleBegin[mesh + 1] - tb;
     assert(indices.size() >= 3 * triangles);
     assert(positions.size() == topology.vertexBegin[mesh + 1] - topology.vertexBegin[mesh]);
     assert(uvs.empty() || uvs.size() == positions.size());
-    const detail::FaceArgs a = faceArgs(positions, uvs, uvDifferences, indices, 0, scratch.faceNormals.data() + tb,
-                                        scratch.faceTangents.data() + tb, scratch.faceBitangents.data() + tb);
+    const detail::FaceArgs a = faceArgs(positions, uvs, uvDifferences, indices, 0, scratch.facePairs.data() + 2 * tb,
+                                        scratch.faceBitangents.data() + tb);
     const ReferenceKernel kernel = scratch.kernel;
     parallelFor(triangles, kTriangleGrain, 0,
                 [&a, kernel](size_t first, size_t last) { runFaces(kernel, a, first, last); });
@@ -519,9 +516,9 @@ void gatherFrames(const ReferenceTopology& topology, size_t mesh, bool hasUvs, c
                   std::span<glm::vec3> outNormals, std::span<glm::vec4> outTangents)
 {
     assert(mesh + 1 < topology.vertexBegin.size());
-    assert(scratch.faceNormals.size() == topology.triangleCount());
-    const detail::GatherArgs a = gatherArgs(topology, mesh, hasUvs, outNormals, outTangents, scratch.faceNormals.data(),
-                                            scratch.faceTangents.data(), scratch.faceBitangents.data(), ~0u);
+    assert(scratch.faceBitangents.size() == topology.triangleCount());
+    const detail::GatherArgs a = gatherArgs(topology, mesh, hasUvs, outNormals, outTangents, scratch.facePairs.data(),
+                                            scratch.faceBitangents.data(), ~0u);
     const ReferenceKernel kernel = scratch.kernel;
     parallelFor(outNormals.size(), kVertexGrain, 0,
                 [&a, kernel](size_t first, size_t last) { runGather(kernel, a, first, last); });

@@ -110,12 +110,13 @@ const char* referenceKernelName(ReferenceKernel k);
 /// rebuilds allocate nothing once sized; and the kernel every rebuild with it uses (benchmarks set Scalar to compare).
 /// (A windowed rebuild writes its terms into a window per thread instead, allocated once per thread and size.)
 struct ReferenceScratch {
-    /// One row of four floats per triangle in each: c (its face normal, twice its area long), and its UV tangent and
-    /// bitangent times |c| (zero when the face has no usable UVs); w is a copy of z, which the gather's 16-byte adds
-    /// carry along and ignore (the AVX2 face pass makes such rows with fewer shuffles than rows with w = 0). Three
-    /// arrays of aligned rows, so that the SIMD face pass stores whole registers and the gather's 16-byte loads never
-    /// straddle a cache line.
-    AlignedVector<glm::vec4> faceNormals, faceTangents, faceBitangents;
+    /// Rows of four floats per triangle: c (its face normal, twice its area long), and its UV tangent and bitangent
+    /// times |c| (zero when the face has no usable UVs); w is a copy of z, which the gather's adds carry along and
+    /// ignore (the AVX2 face pass makes such rows with fewer shuffles than rows with w = 0). A triangle's normal and
+    /// tangent rows side by side in facePairs (two rows a triangle), so that the SIMD gathers add both with one
+    /// 256-bit load; its bitangent row in faceBitangents. Aligned arrays: the gather's loads never straddle a cache
+    /// line.
+    AlignedVector<glm::vec4> facePairs, faceBitangents;
     ReferenceKernel kernel = bestReferenceKernel();
 };
 

@@ -96,6 +96,25 @@ inline void storeRows(__m256 x, __m256 y, __m256 z, float* out)
         _mm256_storeu_ps(out + 8 * j, r[j]);
 }
 
+/// Eight triangles' pairs (reference_kernels.h's kPairFloats: normal row, tangent row) from one register per
+/// component of their normal (n) and tangent (t) terms, stored at `out` (64 floats): each component's normal and
+/// tangent lanes of the same elements side by side first (lane L of a component holds elements L, 2 + L, 4 + L,
+/// 6 + L: avx2::transpose4's order), then rowsXyzz of those makes whole pairs, 18 shuffles in all (rowsXyzz of each
+/// term, then a lane permute a pair: 20).
+inline void storePairs(const __m256 (&n)[3], const __m256 (&t)[3], float* out)
+{
+    for (int lane = 0; lane < 2; ++lane) {
+        __m256 c[3];
+        for (int k = 0; k < 3; ++k)
+            c[k] = lane == 0 ? _mm256_permute2f128_ps(n[k], t[k], 0x20) : _mm256_permute2f128_ps(n[k], t[k], 0x31);
+        __m256 r[4]; // r[j]: element 2j + lane's pair
+        rowsXyzz(c[0], c[1], c[2], r);
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j)
+            _mm256_storeu_ps(out + kPairFloats * size_t(2 * j + lane), r[j]);
+    }
+}
+
 /// Eight vertices' normals (24 floats, exactly: the next vertex may be another thread's) from one register per
 /// component, as three whole stores (six permutes and three blends) instead of four extracts and eight masked 3-float
 /// stores (vmaskmovps to memory, microcoded on older AMD cores).
@@ -129,7 +148,7 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
     const __m256 cz = _mm256_sub_ps(_mm256_mul_ps(e1x, e2y), _mm256_mul_ps(e2x, e1y));
     const __m256 area2 = dot3(cx, cy, cz, cx, cy, cz);
     const __m256 valid = _mm256_and_ps(_mm256_cmp_ps(area2, zero, _CMP_GT_OQ), finite(area2));
-    storeRows(_mm256_and_ps(cx, valid), _mm256_and_ps(cy, valid), _mm256_and_ps(cz, valid), a.normals + 4 * t);
+    const __m256 n[3] = {_mm256_and_ps(cx, valid), _mm256_and_ps(cy, valid), _mm256_and_ps(cz, valid)};
     // Named registers, not an array (reference_avx512.cpp's faceBlock).
     __m256 tx = zero, ty = zero, tz = zero, bx = zero, by = zero, bz = zero;
     if constexpr (kUvs) {
@@ -166,7 +185,7 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
         by = _mm256_and_ps(by, keep);
         bz = _mm256_and_ps(bz, keep);
     }
-    storeRows(tx, ty, tz, a.tangents + 4 * t);
+    storePairs(n, {tx, ty, tz}, a.pairs + kPairFloats * t);
     storeRows(bx, by, bz, a.bitangents + 4 * t);
 }
 
@@ -321,7 +340,7 @@ void gatherFramesAvx2Impl(const GatherArgs& args, size_t first, size_t last)
         first, last,
         [&](size_t v, int j) RS_INLINE_LAMBDA {
             __m128 n, t, b;
-            sumVertex128<kCompact, kTangents>(a, v, n, t, b);
+            sumVertexAvx<kCompact, kTangents>(a, v, n, t, b);
             _mm_store_ps(nRows + 4 * j, n);
             _mm_store_ps(tRows + 4 * j, t);
             _mm_store_ps(bRows + 4 * j, b);

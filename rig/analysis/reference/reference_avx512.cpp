@@ -64,16 +64,47 @@ inline void columns(const float* rows, __m512& x, __m512& y, __m512& z, __m512& 
                y, z, w);
 }
 
-/// Sixteen face-term rows (x y z z: reference.h's ReferenceScratch) from one register per component, stored at `out`
-/// (64 floats): two unpacks and four shuffles, as reference_avx2.cpp's rowsXyzz (here no faster than transpose4 with
-/// w = 0, but the rows are the same in every kernel).
-inline void storeRows(__m512 x, __m512 y, __m512 z, float* out)
+/// Sixteen rows (x y z z) from one register per component: two unpacks and four shuffles, as reference_avx2.cpp's
+/// rowsXyzz (here no faster than transpose4 with w = 0, but the rows are the same in every kernel); r[q] holds
+/// elements 4q .. 4q + 3, one a 128-bit lane.
+inline void rowsXyzz(__m512 x, __m512 y, __m512 z, __m512 (&r)[4])
 {
     const __m512 t0 = _mm512_unpacklo_ps(x, y), t1 = _mm512_unpackhi_ps(x, y);
-    _mm512_storeu_ps(out, _mm512_shuffle_ps(t0, z, _MM_SHUFFLE(0, 0, 1, 0)));
-    _mm512_storeu_ps(out + 16, _mm512_shuffle_ps(t0, z, _MM_SHUFFLE(1, 1, 3, 2)));
-    _mm512_storeu_ps(out + 32, _mm512_shuffle_ps(t1, z, _MM_SHUFFLE(2, 2, 1, 0)));
-    _mm512_storeu_ps(out + 48, _mm512_shuffle_ps(t1, z, _MM_SHUFFLE(3, 3, 3, 2)));
+    r[0] = _mm512_shuffle_ps(t0, z, _MM_SHUFFLE(0, 0, 1, 0));
+    r[1] = _mm512_shuffle_ps(t0, z, _MM_SHUFFLE(1, 1, 3, 2));
+    r[2] = _mm512_shuffle_ps(t1, z, _MM_SHUFFLE(2, 2, 1, 0));
+    r[3] = _mm512_shuffle_ps(t1, z, _MM_SHUFFLE(3, 3, 3, 2));
+}
+
+/// Sixteen face-term rows from one register per component, stored at `out` (64 floats).
+inline void storeRows(__m512 x, __m512 y, __m512 z, float* out)
+{
+    __m512 r[4];
+    rowsXyzz(x, y, z, r);
+    for (int q = 0; q < 4; ++q)
+        _mm512_storeu_ps(out + 16 * q, r[q]);
+}
+
+/// Sixteen triangles' pairs (reference_kernels.h's kPairFloats: normal row, tangent row) from one register per
+/// component of their normal (n) and tangent (t) terms, stored at `out` (128 floats): each component's normal and
+/// tangent lanes of the same elements interleaved first (128-bit lane L of a component holds elements L, 4 + L, 8 + L,
+/// 12 + L: avx512::transpose4's order), then rowsXyzz of those makes two whole pairs a register, 18 shuffles in all
+/// (rowsXyzz of each term, then a two-source permute for each two pairs: 20).
+inline void storePairs(const __m512 (&n)[3], const __m512 (&t)[3], float* out)
+{
+    // Lanes (n.L0 t.L0 n.L1 t.L1), then (n.L2 t.L2 n.L3 t.L3).
+    const __m512i index[2] = {_mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23),
+                              _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31)};
+    for (int half = 0; half < 2; ++half) {
+        __m512 c[3];
+        for (int k = 0; k < 3; ++k)
+            c[k] = _mm512_permutex2var_ps(n[k], index[half], t[k]);
+        __m512 r[4]; // r[q]: the pairs of elements 4q + 2 half and 4q + 2 half + 1
+        rowsXyzz(c[0], c[1], c[2], r);
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q)
+            _mm512_storeu_ps(out + kPairFloats * size_t(4 * q + 2 * half), r[q]);
+    }
 }
 
 /// The dependent part of sixteen triangles' terms from their rows (e1, e2 and the UV differences d1.x d1.y d2.x
@@ -93,8 +124,7 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
     const __m512 area2 = dot3(cx, cy, cz, cx, cy, cz);
     const __mmask16 valid = _mm512_cmp_ps_mask(area2, _mm512_setzero_ps(), _CMP_GT_OQ) & finite(area2);
     const __m512 zero = _mm512_setzero_ps();
-    storeRows(_mm512_maskz_mov_ps(valid, cx), _mm512_maskz_mov_ps(valid, cy), _mm512_maskz_mov_ps(valid, cz),
-              a.normals + 4 * t);
+    const __m512 n[3] = {_mm512_maskz_mov_ps(valid, cx), _mm512_maskz_mov_ps(valid, cy), _mm512_maskz_mov_ps(valid, cz)};
     // Named registers, not an array: the array stayed on the stack, its masking a loop over memory.
     __m512 tx = zero, ty = zero, tz = zero, bx = zero, by = zero, bz = zero;
     if constexpr (kUvs) {
@@ -134,7 +164,7 @@ inline void faceBlock(const FaceArgs& a, size_t t, const float* e1Rows, const fl
         by = _mm512_maskz_mov_ps(keep, by);
         bz = _mm512_maskz_mov_ps(keep, bz);
     }
-    storeRows(tx, ty, tz, a.tangents + 4 * t);
+    storePairs(n, {tx, ty, tz}, a.pairs + kPairFloats * t);
     storeRows(bx, by, bz, a.bitangents + 4 * t);
 }
 
@@ -275,7 +305,7 @@ void gatherFramesAvx512Impl(const GatherArgs& args, size_t first, size_t last)
         first, last,
         [&](size_t v, int j) RS_INLINE_LAMBDA {
             __m128 n, t, b;
-            sumVertex128<kCompact, kTangents>(a, v, n, t, b);
+            sumVertexAvx<kCompact, kTangents>(a, v, n, t, b);
             _mm_store_ps(nRows + 4 * j, n);
             _mm_store_ps(tRows + 4 * j, t);
             _mm_store_ps(bRows + 4 * j, b);
