@@ -1061,6 +1061,8 @@ void TestSkinning::linearKernelsMatchScalar_data()
 
 void TestSkinning::linearKernelsMatchScalar()
 {
+    if (simdKernels().empty())
+        QSKIP("this CPU has no AVX2+FMA: only the scalar path exists");
     QFETCH(int, kernel);
     QFETCH(int, k);
     QFETCH(bool, tangents);
@@ -1101,6 +1103,8 @@ void TestSkinning::linearKernelsMatchScalar()
 
 void TestSkinning::linearKernelsWriteOnlyTheirRange()
 {
+    if (simdKernels().empty())
+        QSKIP("this CPU has no AVX2+FMA: only the scalar path exists");
     // Ranges that start and end at every phase of the kernels' 16-vertex blocks and 64-byte lines, on output arrays
     // at several alignments: inside the range the result equals the scalar path, outside nothing changes.
     // Offset 0 uses exactly-sized arrays, so that ASan sees any access past either end.
@@ -1596,6 +1600,8 @@ void TestSkinning::optionalOutputsAreLeftOutAndTheRestIsTheSame()
 
 void TestSkinning::linearKernelsFallBackOnNonFinitePalette()
 {
+    if (simdKernels().empty())
+        QSKIP("this CPU has no AVX2+FMA: only the scalar path exists");
     // The SIMD kernels multiply unused slots (joint 0, weight 0) instead of skipping them; a non-finite matrix
     // sends the job to the scalar path, which skips zero weights: the results stay finite where they should.
     PosedJob pj(2000, 10, 8, 9);
