@@ -28,7 +28,8 @@ struct FaceArgs {
     const glm::vec3* positions;
     const glm::vec2* uvs;    ///< or null
     const uint32_t* indices;
-    /// The mesh's first triangle's rows: its pair (kPairFloats a triangle) and its bitangent row (4), 32-byte aligned.
+    /// The mesh's first triangle's rows: its pair (kPairFloats a triangle, 32-byte aligned) and its bitangent row (4,
+    /// 16-byte aligned).
     float* pairs;
     float* bitangents;
     /// The mesh's vertex count, or 0 where unknown: the AVX2 face pass then reads every corner's three floats exactly
@@ -51,7 +52,8 @@ struct GatherArgs {
     const uint32_t* gTri;
     const uint32_t* vOff;    ///< per vertex of the mesh (+1): own triangle offsets
     const uint32_t* vTri;
-    /// Global: the face pass's pairs (kPairFloats a triangle) and bitangent rows (4 floats a triangle), 32-byte aligned.
+    /// Global: the face pass's pairs (kPairFloats a triangle, 32-byte aligned: the gathers load them whole) and
+    /// bitangent rows (4 floats a triangle, 16-byte aligned).
     const float* facePairs;
     const float* faceBitangents;
     float* normals;          ///< 3 per vertex
