@@ -693,9 +693,9 @@ void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes(
             AlignedVector<float> scalar((detail::kPairFloats + 4) * T, nan), simd = scalar;
             // With the vertex count, as the rebuild passes it (the AVX2 kernel then loads whole 16-byte corners in the
             // runs that do not touch the last vertex, exactly in those that do: both kinds are among the ranges below).
-            auto faceArgs = [&](AlignedVector<float>& records) {
-                return detail::FaceArgs{c.p.data(), withUvs ? c.uv.data() : nullptr, c.idx.data(), records.data(),
-                                        records.data() + detail::kPairFloats * T, c.p.size()};
+            auto faceArgs = [&](AlignedVector<float>& rows) {
+                return detail::FaceArgs{c.p.data(), withUvs ? c.uv.data() : nullptr, c.idx.data(), rows.data(),
+                                        rows.data() + detail::kPairFloats * T, c.p.size()};
             };
             auto sameRows = [&](const AlignedVector<float>& x, const AlignedVector<float>& y) {
                 return std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;

@@ -221,8 +221,8 @@ inline void sumVertex(const GatherArgs& a, size_t v, float n[3], float t[3], flo
 /// sumVertex in the SIMD kernels (compiled with AVX): the same sums, component by component, in the same order, as
 /// three vectors (lanes 0..2; lane 3 sums the rows' copies of z, unused), with 128-bit loads and adds; where the
 /// vertex has one list for both (visitTerms' both), each triangle's pair with one 256-bit load and add instead of
-/// two of 128 (x1.035 on the AVX-512 rebuild, x1.00-1.02 on the AVX2 one on Zen 4, with the face passes' pair
-/// stores). kCompact, kTangents: visitTerms'.
+/// two of 128 (with the face passes' pair stores, x1.031-1.038 on the AVX-512 rebuild and x1.005-1.009 on the AVX2
+/// one on Zen 4, 16k to 1M vertices). kCompact, kTangents: visitTerms'.
 template <int kCompact = -1, int kTangents = -1>
 inline __attribute__((always_inline)) void sumVertexAvx(const GatherArgs& a, size_t v, __m128& n, __m128& t, __m128& b)
 {
