@@ -260,9 +260,10 @@ void buildSchedule(ReferenceTopology& t)
         return;
     }
     s.windowTriangles = std::max<uint32_t>(kMinWindow, std::bit_ceil(uint32_t(span + kFaceCallAlign)));
-    // The compact lists: window rows, doubled (2 * 16383 fits in 16 bits; the gather addresses rows of 16 bytes as
-    // 8 x the entry).
-    static_assert(2 * (kMaxWindow - 1) <= UINT16_MAX);
+    // The compact lists: window rows times four, the bitangent row's offset in floats (4 * 16383 fits in 16 bits),
+    // so that the SIMD gathers address a bitangent row as 4 x the entry and a pair as 8 x, both scaled indices of
+    // one load: no shift or copy of the entry a triangle.
+    static_assert(4 * (kMaxWindow - 1) <= UINT16_MAX);
     s.compactBegin.assign(t.group.size() + 1, 0);
     for (size_t c = 0; c < chunks; ++c)
         for (uint32_t v = s.chunkBegin[c]; v < s.chunkBegin[c + 1]; ++v) {
@@ -271,7 +272,7 @@ void buildSchedule(ReferenceTopology& t)
             s.compactBegin[v] = uint32_t(s.compactTriangles.size()) | (alone ? 0u : 0x80000000u);
             if (alone)
                 for (uint32_t i = t.vertexTriangleOffsets[v]; i < t.vertexTriangleOffsets[v + 1]; ++i)
-                    s.compactTriangles.push_back(uint16_t(2 * (t.vertexTriangles[i] & (s.windowTriangles - 1))));
+                    s.compactTriangles.push_back(uint16_t(4 * (t.vertexTriangles[i] & (s.windowTriangles - 1))));
         }
     s.compactBegin.back() = uint32_t(s.compactTriangles.size());
 }

@@ -67,7 +67,7 @@ struct ReferenceTopology {
         std::vector<uint32_t> needBegin, needEnd; ///< per chunk: the triangles its gather reads (empty: none)
         std::vector<uint32_t> taskBegin; ///< per task, its first chunk; then the chunk count
         /// The gather's lists of the vertices alone in their smoothing group (most: their group's list is their own),
-        /// as the window rows of their triangles (t & (windowTriangles - 1)), doubled, in 16 bits, so that the gather
+        /// as the window rows of their triangles (t & (windowTriangles - 1)) times four, in 16 bits, so that the gather
         /// reads one short list of ready row offsets instead of the group, two offset pairs and 32-bit indices. Per
         /// vertex (+1): where its list starts in compactTriangles; the top bit set for a vertex in a group of several
         /// (its lists are the CSR ones above).

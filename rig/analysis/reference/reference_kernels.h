@@ -64,7 +64,7 @@ struct GatherArgs {
     /// schedule's window (reference.h).
     uint32_t faceMask = ~0u;
     /// A schedule's compact lists (ReferenceTopology::Schedule): per vertex of the mesh (+1), or null; their entries
-    /// are window rows, doubled.
+    /// are window rows times four (bitangent row offsets in floats).
     const uint32_t* compactBegin = nullptr;
     const uint16_t* compactTri = nullptr;
 };
@@ -161,10 +161,10 @@ inline bool visitTerms(const GatherArgs& a, size_t v, Normal normal, Tangents ta
             const uint32_t ce = a.compactBegin[v + 1] & 0x7FFFFFFFu;
             if (withTangents)
                 for (uint32_t i = cb; i < ce; ++i)
-                    both(2 * size_t(a.compactTri[i]));
+                    both(size_t(a.compactTri[i]));
             else
                 for (uint32_t i = cb; i < ce; ++i)
-                    normal(2 * size_t(a.compactTri[i]));
+                    normal(size_t(a.compactTri[i]));
             return withTangents;
         }
     }
