@@ -321,6 +321,7 @@ inline void gatherBlocks(const GatherArgs& a, size_t v, const float* nRows, cons
         __m256 r[4];
         transpose4(tx[k], ty[k], tz[k], hand[k], r[0], r[1], r[2], r[3]);
         float* ot = a.tangents + 4 * (v + 8 * size_t(k));
+#pragma GCC unroll 4 // left rolled, GCC copied r through the stack in 16-byte halves
         for (int j = 0; j < 4; ++j)
             _mm256_storeu_ps(ot + 8 * j, r[j]);
     }
