@@ -287,6 +287,7 @@ inline void gatherBlocks(const GatherArgs& a, size_t v, const float* nRows, cons
         __m512 r[4];
         transpose4(tx[k], ty[k], tz[k], hand[k], r[0], r[1], r[2], r[3]);
         float* ot = a.tangents + 4 * (v + 16 * size_t(k));
+#pragma GCC unroll 4 // left rolled, GCC kept r on the stack and copied it out
         for (int j = 0; j < 4; ++j)
             _mm512_storeu_ps(ot + 16 * j, r[j]);
     }
