@@ -483,7 +483,7 @@ int runBench(int argc, char** argv)
         if (m == rig::Method::PositionsOnly)
             row(name + " (" + std::string(rig::linearKernelName(rig::jobKernel(positionsAloneJob(job)))) + ", positions alone)",
                 positionsAloneRates([](const rig::SkinJob& part) { part.run(); }));
-        row(name + " (" + std::string(rig::linearKernelName(rig::jobKernel(job))) + ")",
+        row(name + " (" + rig::methodKernelName(m, rig::jobKernel(job)) + ")",
             skinRates([](const rig::SkinJob& part) { part.run(); }));
     }
     // The other linear kernels this CPU has, for comparison.
@@ -496,12 +496,13 @@ int runBench(int argc, char** argv)
                 skinRates([k](const rig::SkinJob& part) { rig::runLinearKernel(part, k); }));
         }
     }
-    // The other methods' AVX2 kernels where AVX-512 ran (what AVX2-only machines run), and their scalar path.
+    // The other methods' AVX2 kernels where AVX-512 ran (their build over AVX-512VL's registers: an AVX2-only machine
+    // runs the plain build, as under RIGSCOPE_ISA=avx2), and their scalar path.
     for (rig::Method m : methodList.value()) {
         if (m == rig::Method::Linear || m == rig::Method::Rebuilt || rig::methodKernel(m) != rig::LinearKernel::Avx512)
             continue;
         job.method = m;
-        const std::string avx2(rig::linearKernelName(rig::LinearKernel::Avx2));
+        const std::string avx2 = rig::methodKernelName(m, rig::LinearKernel::Avx2);
         const auto runAvx2 = [](const rig::SkinJob& part) { rig::runMethodKernel(part, rig::LinearKernel::Avx2); };
         if (m == rig::Method::PositionsOnly) {
             // The positions-alone kernel run() did not pick (AVX2 on AVX-512 machines, AVX-512 where it runs at half

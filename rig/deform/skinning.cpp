@@ -403,6 +403,8 @@ bool runMethodSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last
         return false;
     if (k == LinearKernel::Avx512 && avx512Runs(job))
         detail::runMethodAvx512(job, pal, tables, first, last);
+    else if (avx2KernelsUseEvex(job.method))
+        detail::runMethodAvx2Evex(job, pal, tables, first, last);
     else
         detail::runMethodAvx2(job, pal, tables, first, last);
     return true;
@@ -572,6 +574,19 @@ LinearKernel linearKernel()
 {
     static const LinearKernel kernel = detectLinearKernel();
     return kernel;
+}
+
+bool avx2KernelsUseEvex(Method m)
+{
+    return cpuHasAvx512() && m != Method::Linear && m != Method::Rebuilt && m != Method::PositionsOnly;
+}
+
+std::string methodKernelName(Method m, LinearKernel k)
+{
+    std::string name(linearKernelName(k));
+    if (k == LinearKernel::Avx2 && avx2KernelsUseEvex(m))
+        name += ", 32 registers";
+    return name;
 }
 
 std::string_view linearKernelName(LinearKernel k)

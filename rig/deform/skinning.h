@@ -137,6 +137,14 @@ inline constexpr size_t kHalfWidthJacobianAvx2Vertices = size_t(1) << 19;
 /// block in sixteen is unplanned (and there is a plan); else AVX-512. The rule alone, whatever this CPU is (jobKernel
 /// applies it where cpuHasHalfWidthAvx512, to the job's whole arrays).
 LinearKernel halfWidthJacobianKernel(size_t vertices, size_t blocks, size_t unplannedBlocks);
+/// Whether method `m`'s AVX2 kernel runs here as its build over AVX-512VL's 32 vector registers (the same 256-bit code,
+/// fewer spills: skinning_methods_avx2_evex.cpp): where the CPU has AVX-512 and nothing caps it (RIGSCOPE_ISA), for
+/// every method but linear (its own kernels) and positions-only (x0.97-0.98 so on Zen 4). An AVX2-only machine runs
+/// the plain build.
+bool avx2KernelsUseEvex(Method m);
+/// Kernel `k`'s name for method `m` as this CPU runs it: linearKernelName(k), with ", 32 registers" for the AVX2
+/// kernel where avx2KernelsUseEvex(m).
+std::string methodKernelName(Method m, LinearKernel k);
 /// Runs the job's range with kernel `k` (which must be available; AVX-512 means AVX2 for the methods without an
 /// AVX-512 kernel). Falls back to the scalar path, as run() does, when an entry of the palette is not finite.
 void runMethodKernel(const SkinJob& job, LinearKernel k);

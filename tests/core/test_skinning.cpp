@@ -374,6 +374,7 @@ private slots:
     void halfWidthAvx512IsAmdFamily25Only();
     void halfWidthLinearKernelStreamsPastItsBytes();
     void halfWidthJacobianKernelTakesAvx2ForPlannedJobsBelowItsVertices();
+    void avx2KernelsRunTheirAvx512RegisterBuildOnlyWhereAvx512Runs();
     void optionalOutputsAreLeftOutAndTheRestIsTheSame();
     void linearKernelsFallBackOnNonFinitePalette();
     void parallelForCoversEveryIndexOnce();
@@ -1407,6 +1408,22 @@ void TestSkinning::jacobianKernelsAgreeWithScalarPlannedUnplannedAndWithoutPlan(
     noFolded.blockFolded = {};
     pj.job.gradients = noFolded;
     QVERIFY(!pj.job.validate());
+}
+
+void TestSkinning::avx2KernelsRunTheirAvx512RegisterBuildOnlyWhereAvx512Runs()
+{
+    // The build over AVX-512VL's 32 registers holds AVX-512 encodings: on a CPU without AVX-512, or under
+    // RIGSCOPE_ISA=avx2 (ctest's test_skinning_avx2), no method may run it, and every AVX2 kernel is named plainly.
+    // Linear (its own kernels) and positions-only (slower so) never run it; where AVX-512 runs, the others do and
+    // say so (the benchmark's rows).
+    for (Method m : allMethods()) {
+        if (m == Method::Rebuilt)
+            continue;
+        const bool plain = !cpuHasAvx512() || m == Method::Linear || m == Method::PositionsOnly;
+        QCOMPARE(avx2KernelsUseEvex(m), !plain);
+        QCOMPARE(methodKernelName(m, LinearKernel::Avx2), plain ? std::string("AVX2+FMA") : std::string("AVX2+FMA, 32 registers"));
+        QCOMPARE(methodKernelName(m, LinearKernel::Avx512), std::string("AVX-512"));
+    }
 }
 
 void TestSkinning::methodKernelsAreUsedByRun()

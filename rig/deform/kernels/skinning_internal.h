@@ -169,6 +169,10 @@ bool buildMethodTables(std::span<const JointFrame> palette, Method m, MethodTabl
 
 /// Every method but Linear and Rebuilt, K = 4 or 8, on [first, last), AVX2 + FMA.
 void runMethodAvx2(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first, size_t last);
+/// The same kernels built for AVX-512VL's 32 vector registers (skinning_methods_avx2_evex.cpp): the same operations,
+/// fewer spills. Call only when the CPU has AVX-512 (cpuHasAvx512()).
+void runMethodAvx2Evex(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first,
+                       size_t last);
 
 /// Whether `m` has an AVX-512 kernel (positions-only, cofactor, inverse-transpose, blend-inverse-transpose,
 /// dual-quaternion, jacobian).

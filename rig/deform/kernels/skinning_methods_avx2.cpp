@@ -11,6 +11,11 @@
 // (3-float vectors as a 64-bit and a 32-bit load); outputs are written in order, the 4-float store of a 3-float vector
 // spilling into the next vertex, which is written next, except for the range's last vertex (a masked store): nothing
 // outside [first, last) is touched. No allocation, no call per vertex.
+//
+// skinning_methods_avx2_evex.cpp compiles this file once more with AVX-512VL allowed, defining
+// RIG_AVX2_METHODS_ENTRY as runMethodAvx2Evex: the same 256-bit code over 32 vector registers instead of 16. Everything
+// here but that entry has internal linkage or is always inlined (no weak symbol: nothing of one build can stand in
+// for the other's at link time).
 #include <immintrin.h>
 
 #include <array>
@@ -1191,7 +1196,12 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
 
 } // namespace
 
-void runMethodAvx2(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first, size_t last)
+#ifndef RIG_AVX2_METHODS_ENTRY
+#define RIG_AVX2_METHODS_ENTRY runMethodAvx2
+#endif
+
+void RIG_AVX2_METHODS_ENTRY(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& tables, size_t first,
+                            size_t last)
 {
     if (job.influencesPerVertex == 8)
         run<8>(job, pal, tables, first, last);
