@@ -15,7 +15,9 @@ bench` at 1M and at 100k, each row over the same run's `linear` row of its kerne
 100k `evaluate` on two threads (alternating with the capped ones). Every figure printed is a median over the rounds
 (with the min and max): single runs swing by 20-30% on shared virtual machines, ratios of runs taken together much
 less. The columns are the kernel this machine selects for each method and every SIMD family it can run (an AVX-512
-machine also runs the AVX2 kernels: the figures of an AVX2-only machine of the same core, as a proxy). Python 3
+machine also runs the AVX2 kernels: the figures of an AVX2-only machine of the same core, as a proxy; there each
+`rigscope bench` runs twice, the AVX2 column from the run capped at AVX2, since uncapped the AVX2 method kernels run
+their build over AVX-512VL's registers, "AVX2+FMA, 32 registers", which an AVX2-only machine does not have). Python 3
 standard library only.
 
     python3 packaging/bench-targets.py --ozz build-ozz/skinning_bench [--rigscope build/bin/rigscope] [--rounds 12]
@@ -70,9 +72,14 @@ def rows(text):
 
 
 def family(name):
-    """The kernel family of a bench row: 'AVX-512', 'AVX2' or 'scalar'."""
+    """The kernel family of a bench row: 'AVX-512', 'AVX2', 'AVX2 (32 registers)' (the AVX2 kernels' build for
+    AVX-512 machines: no column of its own, only where a machine selects it) or 'scalar'."""
     inside = name[name.find("(") + 1:name.rfind(")")]
-    return "AVX-512" if "AVX-512" in inside else "AVX2" if "AVX2" in inside else "scalar"
+    if "AVX-512" in inside:
+        return "AVX-512"
+    if "AVX2" in inside:
+        return "AVX2 (32 registers)" if "32 registers" in inside else "AVX2"
+    return "scalar"
 
 
 def method_rows(table, method, filt=None):
@@ -90,6 +97,18 @@ def method_rows(table, method, filt=None):
         if f != "scalar":
             found.setdefault(f, name)
     return found
+
+
+def method_values(s, capped, method, filt=None):
+    """{column: M vertices/s} of one method: 'selected' and the families of run s, where `capped` (the same bench
+    capped at AVX2, or None) gives the AVX2 column instead."""
+    out = {column: s[name] for column, name in method_rows(s, method, filt).items()}
+    if capped is not None:
+        out.pop("AVX2", None)
+        name = method_rows(capped, method, filt).get("AVX2")
+        if name:
+            out["AVX2"] = capped[name]
+    return out
 
 
 def summary(values):
@@ -150,6 +169,12 @@ def main():
           f"**Load before:** {load()}.\n")
     bench = [a.rigscope, "bench", "--seconds", str(a.seconds), "--threads", "1"]
     ozz = [a.ozz, "--seconds", "0.5"]
+    cap = {"RIGSCOPE_ISA": "avx2"} if "AVX-512" in sees else None
+
+    def bench_runs(args):
+        """The bench's rows, and where this machine has AVX-512 the same bench's rows capped at AVX2 (else None)."""
+        s = rows(run(bench + args))
+        return s, (rows(run(bench + args, cap)) if cap else None)
 
     # 1. Against ozz: alternating pairs, each ratio within its pair.
     methods = ",".join(m for _, m, _, _, _ in VS_OZZ)
@@ -158,16 +183,16 @@ def main():
     for r in range(a.rounds):
         if r % 2 == 0:
             o = rows(run(ozz))
-            s = rows(run(bench + ["--methods", methods]))
+            s, capped = bench_runs(["--methods", methods])
         else:
-            s = rows(run(bench + ["--methods", methods]))
+            s, capped = bench_runs(["--methods", methods])
             o = rows(run(ozz))
         variant = {k[:3]: v for k, v in o.items()}
         for key, value in variant.items():
             ozz_rates.setdefault(key, []).append(value)
         for target, method, filt, var, _ in VS_OZZ:
-            for column, name in method_rows(s, method, filt).items():
-                vs_ozz.setdefault((target, column), []).append(s[name] / variant[var])
+            for column, value in method_values(s, capped, method, filt).items():
+                vs_ozz.setdefault((target, column), []).append(value / variant[var])
         print(f"<!-- round {r + 1}/{a.rounds} against ozz done -->", file=sys.stderr)
 
     # 2. Against linear of the same family in the same run, 1M and 100k.
@@ -175,14 +200,14 @@ def main():
     methods = "linear,dual-quaternion,jacobian,rebuilt"
     for size in (1000000, 100000):
         for r in range(a.rounds):
-            s = rows(run(bench + ["--methods", methods, "--vertices", str(size)]))
-            linear = method_rows(s, "linear")
+            s, capped = bench_runs(["--methods", methods, "--vertices", str(size)])
+            linear = method_values(s, capped, "linear")
             for target, method, _ in VS_LINEAR:
-                for column, name in method_rows(s, method).items():
+                for column, value in method_values(s, capped, method).items():
                     # The selected rebuild is divided by the selected linear; a family by its own family.
                     base = linear.get(column)
                     if base:
-                        vs_linear.setdefault((target, size, column), []).append(s[name] / s[base])
+                        vs_linear.setdefault((target, size, column), []).append(value / base)
             print(f"<!-- {size} vertices: round {r + 1}/{a.rounds} done -->", file=sys.stderr)
 
     # 3. The whole evaluate, 100k vertices, two threads: as this machine runs it, and where it has AVX-512 as an
