@@ -1,6 +1,7 @@
 // The reference's face pass and gather with AVX2 (reference_kernels.h): reference_avx512.cpp's split at eight elements
-// a block, for the machines without AVX-512. Per element, the indexed part with 128-bit loads and adds (the scalar
-// operations, component by component, in the same order); the dependent rest eight at a time (the gather's two
+// a block, for the machines without AVX-512. Per element, the indexed part with 128-bit loads and adds or
+// subtractions (the face pass's edges of two elements in one 256-bit subtraction where their corners load whole: the
+// scalar operations, component by component, in the same order); the dependent rest eight at a time (the gather's two
 // blocks at once, interleaved: its chain is long for eight lanes — x1.06 on Zen 4, where the face pass's and the
 // AVX-512 gather's pairs gained nothing); between them the in-lane 4 x 4 transpose of element pairs
 // (avx2::transpose4: lane 4L + j <-> element 2j + L). Built with -ffp-contract=off: bit-identical to the scalar
