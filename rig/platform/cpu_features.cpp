@@ -3,6 +3,8 @@
 #include <cpuid.h>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string_view>
 
 namespace rig {
 
@@ -67,6 +69,24 @@ const Features& features()
     return f;
 }
 
+/// s without the spaces and tabs around it (some processors pad their brand string).
+std::string trimmed(std::string_view s)
+{
+    const size_t first = s.find_first_not_of(" \t");
+    return first == std::string_view::npos ? std::string() : std::string(s.substr(first, s.find_last_not_of(" \t") - first + 1));
+}
+
+/// The first processor's "model name" in /proc/cpuinfo, what `lscpu` shows; empty where there is none.
+std::string kernelModelName()
+{
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (f && std::getline(f, line) && !line.empty()) // the first processor's block
+        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+            return trimmed(std::string_view(line).substr(line.find(':') + 1));
+    return {};
+}
+
 } // namespace
 
 bool isHalfWidthAvx512(std::string_view vendor, unsigned family)
@@ -96,6 +116,17 @@ bool cpuHasAvx512()
     return features().avx512;
 }
 
+std::string processorName(std::string_view kernelName, std::string_view cpuidBrand, unsigned family, unsigned model)
+{
+    std::string name(kernelName.empty() ? cpuidBrand : kernelName);
+    if (name.empty())
+        name = "unknown processor";
+    name += " (family " + std::to_string(family) + ", model " + std::to_string(model);
+    if (!kernelName.empty() && !cpuidBrand.empty() && kernelName != cpuidBrand)
+        name += "; cpuid brand string \"" + std::string(cpuidBrand) + "\"";
+    return name + ")";
+}
+
 std::string cpuDescription()
 {
     unsigned a = 0, b = 0, c = 0, d = 0;
@@ -107,25 +138,20 @@ std::string cpuDescription()
             __get_cpuid(0x80000002u + leaf, &r[0], &r[1], &r[2], &r[3]);
             std::memcpy(text + 16 * leaf, r, sizeof r);
         }
-        brand = text;
-        // Trim the padding some processors put around the name.
-        const size_t first = brand.find_first_not_of(' ');
-        brand = first == std::string::npos ? std::string() : brand.substr(first, brand.find_last_not_of(' ') - first + 1);
+        brand = trimmed(text);
     }
-    if (brand.empty())
-        brand = "unknown processor";
+    unsigned family = 0, model = 0;
     if (__get_cpuid(1, &a, &b, &c, &d)) {
         // Display family and model as the kernel computes them (arch/x86/lib/cpu.c).
-        const unsigned family = displayFamily(a);
-        const unsigned model = (a >> 4 & 0xFu) | (family >= 6 ? (a >> 16 & 0xFu) << 4 : 0u);
-        brand += " (family " + std::to_string(family) + ", model " + std::to_string(model) + ")";
+        family = displayFamily(a);
+        model = (a >> 4 & 0xFu) | (family >= 6 ? (a >> 16 & 0xFu) << 4 : 0u);
     }
     std::string isa = cpuHasAvx512()   ? "AVX-512 F/DQ/BW/VL, AVX2, FMA"
                       : cpuHasAvx2Fma() ? "AVX2, FMA (no AVX-512)"
                       : cpuHasAvx2()    ? "AVX2 (no FMA)"
                                         : "baseline x86-64 (no AVX2)";
     const std::string& cap = features().cap;
-    return brand + ": " + isa + (cap.empty() ? "" : " — " + cap);
+    return processorName(kernelModelName(), brand, family, model) + ": " + isa + (cap.empty() ? "" : " — " + cap);
 }
 
 } // namespace rig

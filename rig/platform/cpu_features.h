@@ -27,9 +27,14 @@ bool cpuHasHalfWidthAvx512();
 /// family (as `lscpu` shows it), whatever this CPU is.
 bool isHalfWidthAvx512(std::string_view vendor, unsigned family);
 
-/// The processor as benchmarks should name it: its brand string, family and model (from cpuid, as `lscpu` shows them),
-/// and which of the instruction sets above it runs, e.g. "AMD EPYC (family 26, model 2): AVX-512 F/DQ/BW/VL, AVX2,
-/// FMA". "unknown processor" where cpuid has no brand string.
+/// The processor as a user quotes it: the kernel's model name (/proc/cpuinfo, what `lscpu` shows), else the cpuid
+/// brand string, else "unknown processor"; then the display family and model; and the cpuid brand string too where
+/// both are known and differ (a hypervisor may name the processor to the kernel otherwise than cpuid does), e.g.
+/// `AMD EPYC (family 26, model 2; cpuid brand string "Oxide Virtual Turin-like Processor")`.
+std::string processorName(std::string_view kernelName, std::string_view cpuidBrand, unsigned family, unsigned model);
+
+/// The processor as benchmarks name it (processorName of this machine) and which of the instruction sets above it
+/// runs, e.g. "AMD EPYC (family 26, model 2): AVX-512 F/DQ/BW/VL, AVX2, FMA", with the RIGSCOPE_ISA cap if any.
 std::string cpuDescription();
 
 } // namespace rig

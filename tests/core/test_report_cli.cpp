@@ -3,6 +3,7 @@
 
 #include "rig/io/import.h"
 #include "rig/model/pose.h"
+#include "rig/platform/cpu_features.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -10,6 +11,9 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
+
+#include <cpuid.h>
+#include <cstring>
 
 namespace {
 
@@ -85,7 +89,8 @@ private slots:
     void skinnedMeshIgnoresNodeTransform();
     void helpAndVersionNeedNoDisplay_data();
     void helpAndVersionNeedNoDisplay();
-    void benchFirstNamesTheProcessorAsProcCpuinfoDoes();
+    void processorNameIsLscpusWithTheCpuidBrandWhereTheyDiffer();
+    void benchFirstNamesThisProcessorAsLscpuDoesAndCpuidWhereItDiffers();
     void isaCapLeavesOnlyTheKernelsItAllows_data();
     void isaCapLeavesOnlyTheKernelsItAllows();
 
@@ -320,22 +325,73 @@ void TestReportCli::helpAndVersionNeedNoDisplay()
     QVERIFY(bad.err.contains("no command 'frobnicate'"));
 }
 
-void TestReportCli::benchFirstNamesTheProcessorAsProcCpuinfoDoes()
+void TestReportCli::processorNameIsLscpusWithTheCpuidBrandWhereTheyDiffer()
 {
-    // The line benchmarks are quoted with (cpuid) against the kernel's own reading of the first processor.
+    // The rule on made-up readings, whatever this machine is: the kernel's name (what lscpu shows) first, the cpuid
+    // brand string beside it only where both are known and differ.
+    QCOMPARE(rig::processorName("AMD EPYC", "AMD EPYC", 25, 17), std::string("AMD EPYC (family 25, model 17)"));
+    QCOMPARE(rig::processorName("AMD EPYC", "Oxide Virtual Turin-like Processor", 26, 2),
+             std::string("AMD EPYC (family 26, model 2; cpuid brand string \"Oxide Virtual Turin-like Processor\")"));
+    QCOMPARE(rig::processorName("", "Intel(R) Xeon(R) Platinum 8480+", 6, 143),
+             std::string("Intel(R) Xeon(R) Platinum 8480+ (family 6, model 143)"));
+    QCOMPARE(rig::processorName("AMD Ryzen 9 7950X 16-Core Processor", "", 25, 97),
+             std::string("AMD Ryzen 9 7950X 16-Core Processor (family 25, model 97)"));
+    QCOMPARE(rig::processorName("", "", 6, 85), std::string("unknown processor (family 6, model 85)"));
+}
+
+namespace {
+
+/// The cpuid brand string read here, apart from rig/platform (trimmed of spaces); empty where there is none.
+std::string cpuidBrandOfThisMachine()
+{
+    unsigned r[4] = {};
+    if (!__get_cpuid(0x80000000u, &r[0], &r[1], &r[2], &r[3]) || r[0] < 0x80000004u)
+        return {};
+    char text[49] = {};
+    for (unsigned leaf = 0; leaf < 3; ++leaf) {
+        __get_cpuid(0x80000002u + leaf, &r[0], &r[1], &r[2], &r[3]);
+        std::memcpy(text + 16 * leaf, r, 16);
+    }
+    std::string s = text;
+    s.erase(0, s.find_first_not_of(' '));
+    s.erase(s.find_last_not_of(' ') + 1);
+    return s;
+}
+
+} // namespace
+
+void TestReportCli::benchFirstNamesThisProcessorAsLscpuDoesAndCpuidWhereItDiffers()
+{
+    // The line benchmarks are quoted with, against the kernel's own reading of the first processor (/proc/cpuinfo)
+    // and this test's own cpuid reading: the kernel's name, family and model, and the cpuid brand string exactly
+    // where it differs from that name (a virtual machine may give the two different names).
     const std::optional<testutil::ProcCpu> cpu = testutil::readProcCpu();
     if (!cpu)
-        QSKIP("no /proc/cpuinfo");
-    const std::string &name = cpu->name, &family = cpu->family, &model = cpu->model;
+        QSKIP("no /proc/cpuinfo: the kernel's reading of the processor, this test's oracle, is absent");
+    const std::string &family = cpu->family, &model = cpu->model;
     QVERIFY(!family.empty() && !model.empty());
+    std::string name = cpu->name;
+    name.erase(name.find_last_not_of(" \t") + 1);
+    const std::string brand = cpuidBrandOfThisMachine();
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove(QStringLiteral("RIGSCOPE_ISA")); // the processor's own instruction sets, whatever the caller's shell caps
     const Output o = runRigscope({"bench", "--vertices", "2000", "--seconds", "0.01", "--methods", "linear"}, &env);
     QCOMPARE(o.exitCode, 0);
     const std::string first = o.out.left(o.out.indexOf('\n')).toStdString();
-    QVERIFY2(first.rfind("CPU: " + name + " (family " + family + ", model " + model + "): ", 0) == 0, first.c_str());
-    QCOMPARE(first.find("AVX-512") != std::string::npos, cpu->avx512());
-    QCOMPARE(first.find("AVX2") != std::string::npos, cpu->has("avx2"));
+    const std::string shown = name.empty() ? (brand.empty() ? "unknown processor" : brand) : name;
+    std::string expected = "CPU: " + shown + " (family " + family + ", model " + model;
+    if (!name.empty() && !brand.empty() && brand != name)
+        expected += "; cpuid brand string \"" + brand + "\"";
+    expected += "): ";
+    QVERIFY2(first.rfind(expected, 0) == 0, (first + "\nexpected to start with: " + expected).c_str());
+    // The instruction sets, as the kernel lists them: the line names exactly one of the four levels.
+    const std::string isa = first.substr(expected.size());
+    const bool avx2Fma = cpu->has("avx2") && cpu->has("fma");
+    const char* level = cpu->avx512() && avx2Fma ? "AVX-512 F/DQ/BW/VL, AVX2, FMA"
+                        : avx2Fma               ? "AVX2, FMA (no AVX-512)"
+                        : cpu->has("avx2")      ? "AVX2 (no FMA)"
+                                                : "baseline x86-64 (no AVX2)";
+    QVERIFY2(isa == level, (isa + " vs " + level).c_str());
 }
 
 void TestReportCli::isaCapLeavesOnlyTheKernelsItAllows_data()

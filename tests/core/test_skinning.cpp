@@ -5,6 +5,7 @@
 #include <cstring>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "rig/deform/deform.h"
 #include "rig/deform/joint_frames.h"
@@ -1477,21 +1478,24 @@ void TestSkinning::methodKernelsAreUsedByRun()
 
 void TestSkinning::halfWidthLinearKernelStreamsPastItsBytes()
 {
-    // The rule at its edge, 48 MB of outputs: 12 bytes a vertex for positions, 12 for normals, 16 for tangents.
-    static_assert(kHalfWidthLinearStreamingBytes == size_t(48) << 20);
-    QCOMPARE(halfWidthLinearKernel(1'000'000, true, true, true), LinearKernel::Avx2); // 40 MB
-    QCOMPARE(halfWidthLinearKernel(1'258'291, true, true, true), LinearKernel::Avx2); // 50,331,640 bytes
-    QCOMPARE(halfWidthLinearKernel(1'258'292, true, true, true), LinearKernel::Avx512); // 50,331,680
-    QCOMPARE(halfWidthLinearKernel(2'097'151, true, true, false), LinearKernel::Avx2);
-    QCOMPARE(halfWidthLinearKernel(2'097'152, false, true, true), LinearKernel::Avx512); // 28 bytes a vertex: past it
-    QCOMPARE(halfWidthLinearKernel(2'097'152, true, true, false), LinearKernel::Avx512); // exactly 48 MB
-    QCOMPARE(halfWidthLinearKernel(4'194'303, true, false, false), LinearKernel::Avx2);
-    QCOMPARE(halfWidthLinearKernel(4'194'304, true, false, false), LinearKernel::Avx512);
+    // The rule at its edge, whatever the tuned threshold T = kHalfWidthLinearStreamingBytes is: the outputs' bytes
+    // (12 a vertex for positions, 12 for normals, 16 for tangents) below T take AVX2, from T on AVX-512.
+    const size_t T = kHalfWidthLinearStreamingBytes;
+    QVERIFY(T > 40);
+    auto firstAt = [T](size_t bytesPerVertex) { return (T + bytesPerVertex - 1) / bytesPerVertex; }; // ceil(T / b)
+    for (const auto& [p, nrm, tan, bytes] : {std::tuple{true, true, true, size_t(40)}, std::tuple{true, true, false, size_t(24)},
+                                             std::tuple{false, true, true, size_t(28)}, std::tuple{true, false, false, size_t(12)}}) {
+        const size_t edge = firstAt(bytes);
+        QCOMPARE(halfWidthLinearKernel(edge - 1, p, nrm, tan), LinearKernel::Avx2);
+        QCOMPARE(halfWidthLinearKernel(edge, p, nrm, tan), LinearKernel::Avx512);
+        QCOMPARE(halfWidthLinearKernel(edge / 2, p, nrm, tan), LinearKernel::Avx2);
+        QCOMPARE(halfWidthLinearKernel(edge * 2, p, nrm, tan), LinearKernel::Avx512);
+    }
     QCOMPARE(halfWidthLinearKernel(0, true, true, true), LinearKernel::Avx2);
     if (!cpuHasHalfWidthAvx512())
         return; // elsewhere jobKernel does not apply it (methodKernelsAreUsedByRun checks what it does there)
     // jobKernel applies it to the job's whole arrays, whatever part of them the job runs.
-    std::vector<glm::vec3> big(1'258'292);
+    std::vector<glm::vec3> big(firstAt(40));
     std::vector<glm::vec4> bigTangents(big.size());
     SkinJob job;
     job.method = Method::Linear;
@@ -1503,16 +1507,19 @@ void TestSkinning::halfWidthLinearKernelStreamsPastItsBytes()
     job.last = 100;
     QCOMPARE(jobKernel(job), LinearKernel::Avx512);
     job.outTangents = {};
-    QCOMPARE(jobKernel(job), LinearKernel::Avx2); // 24 bytes a vertex: 30 MB
+    QCOMPARE(jobKernel(job), LinearKernel::Avx2); // 24 bytes a vertex: under T
 }
 
 void TestSkinning::halfWidthJacobianKernelTakesAvx2ForPlannedJobsBelowItsVertices()
 {
-    // The rule at its edges: 524,288 vertices, one unplanned block in sixteen, a plan at all.
-    static_assert(kHalfWidthJacobianAvx2Vertices == 524'288);
-    QCOMPARE(halfWidthJacobianKernel(100'000, 6'250, 0), LinearKernel::Avx2);
-    QCOMPARE(halfWidthJacobianKernel(524'287, 32'768, 0), LinearKernel::Avx2);
-    QCOMPARE(halfWidthJacobianKernel(524'288, 32'768, 0), LinearKernel::Avx512);
+    // The rule at its edges, whatever the tuned vertex count V = kHalfWidthJacobianAvx2Vertices is: a planned job
+    // below V with at most one unplanned block in sixteen takes AVX2; V or more vertices, more unplanned blocks or no
+    // plan at all take AVX-512.
+    const size_t V = kHalfWidthJacobianAvx2Vertices;
+    QVERIFY(V >= 16'384);
+    QCOMPARE(halfWidthJacobianKernel(V - 1, V / 16, 0), LinearKernel::Avx2);
+    QCOMPARE(halfWidthJacobianKernel(V, V / 16, 0), LinearKernel::Avx512);
+    QCOMPARE(halfWidthJacobianKernel(V / 5, V / 80, 0), LinearKernel::Avx2);
     QCOMPARE(halfWidthJacobianKernel(16'000, 1'000, 62), LinearKernel::Avx2);    // 992 <= 1000
     QCOMPARE(halfWidthJacobianKernel(16'000, 1'000, 63), LinearKernel::Avx512);  // 1008 > 1000
     QCOMPARE(halfWidthJacobianKernel(16'384, 1'024, 768), LinearKernel::Avx512); // the benchmark rig at 16k
