@@ -3,11 +3,13 @@
 
 #include <QtTest/QtTest>
 
+#include <cmath>
 #include <fstream>
 #include <optional>
 #include <string>
 
 #include "rig/model/math.h"
+#include "rig/model/model.h"
 #include "rig/model/samples.h"
 
 namespace testutil {
@@ -24,6 +26,37 @@ inline rig::Rig sample(const char* name)
     if (!r.ok())
         qFatal("sample %s: %s", name, r.error().c_str());
     return std::move(r.value());
+}
+
+/// Rotates unit v by `degrees` about an axis perpendicular to it.
+inline glm::vec3 tiltedDirection(const glm::vec3& v, float degrees)
+{
+    const glm::vec3 helper = std::fabs(v.x) < 0.9f ? glm::vec3(1, 0, 0) : glm::vec3(0, 1, 0);
+    const glm::vec3 axis = glm::normalize(glm::cross(v, helper));
+    const float a = degrees * (3.14159265358979323846f / 180.0f);
+    return glm::normalize(v * std::cos(a) + glm::cross(axis, v) * std::sin(a) + axis * glm::dot(axis, v) * (1.0f - std::cos(a)));
+}
+
+/// What a rigid prop's UVs are, for the skinning error's rigid-motion cases.
+enum class PropUvs { Kept, None, Degenerate };
+
+/// The ramp sample (one joint, a closed wedge with hard edges: a hard-surface prop) with every authored normal tilted
+/// 10° off its triangles' (custom normals). PropUvs::None: no UV0 and no tangents; Degenerate: every UV at one point
+/// (every UV triangle degenerate, the authored tangents kept).
+inline rig::Rig tiltedProp(PropUvs uvs)
+{
+    rig::Rig rig = sample("ramp");
+    rig::Mesh& mesh = rig.meshes[0];
+    for (glm::vec3& n : mesh.normals)
+        n = tiltedDirection(n, 10.0f);
+    if (uvs == PropUvs::None) {
+        mesh.uvs.clear();
+        mesh.tangents.clear();
+    } else if (uvs == PropUvs::Degenerate) {
+        for (glm::vec2& uv : mesh.uvs)
+            uv = glm::vec2(0.25f, 0.75f);
+    }
+    return rig;
 }
 
 /// The first processor as Linux reads it (/proc/cpuinfo), the oracle of the tests of rig/platform's cpuid reading.

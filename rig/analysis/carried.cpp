@@ -69,9 +69,9 @@ inline glm::vec3 carryFrames(const glm::vec3& bn, const glm::vec3& bt, const glm
                      (pt.z * y0 + pb.z * y1) + pn.z * y2);
 }
 
-/// One vertex of CarryJob::run, the definition in carried.h: no rotation without both rebuilt normals, the identity
-/// for the same frame (the bind pose itself: exactly, not F Fᵀ rounded), the frame change F_p F_bᵀ applied as
-/// F_p (F_bᵀ x), else the minimal rotation from the bind to the posed normal.
+/// One vertex of CarryJob::run, the definition in carried.h: no rotation without both rebuilt normals; the UV frames
+/// where both rebuilt tangents are defined, else the carrier edge's frames, else the minimal rotation from the bind to
+/// the posed normal. The identity, exactly (not F Fᵀ rounded), where the two frames are the same (the bind pose).
 inline void carryVertex(const CarryJob& job, size_t v, bool tangents)
 {
     const glm::vec3 bn = job.bindNormals[v], pn = job.posedNormals[v];
@@ -82,29 +82,30 @@ inline void carryVertex(const CarryJob& job, size_t v, bool tangents)
     glm::vec3 at(0.0f);
     if (tangents)
         at = unitOrZero(job.authoredTangents[v].x, job.authoredTangents[v].y, job.authoredTangents[v].z);
-    if (!isDefined(bn) || !isDefined(pn)) {
-        job.outNormals[v] = glm::vec3(0.0f);
+    auto put = [&](const glm::vec3& n, const glm::vec3& t) {
+        job.outNormals[v] = n;
         if (tangents)
-            job.outTangents[v] = glm::vec3(0.0f);
-        return;
+            job.outTangents[v] = t;
+    };
+    if (!isDefined(bn) || !isDefined(pn))
+        return put(glm::vec3(0.0f), glm::vec3(0.0f));
+    glm::vec3 ft = bt, fp = pt; // the frames' tangents: UV, else the carrier edge's
+    if (!isDefined(bt) || !isDefined(pt)) {
+        ft = fp = glm::vec3(0.0f);
+        const uint32_t q = job.edgePartners.empty() ? CarryEdges::kNone : job.edgePartners[v];
+        if (q != CarryEdges::kNone) {
+            ft = job.bindEdgeTangents[v];
+            fp = carrierTangent(job.posedPositions[v], job.posedPositions[q], pn);
+        }
     }
-    if (bn == pn && bt == pt) { // the same frame (the bind pose itself): exactly the identity
-        job.outNormals[v] = a;
-        if (tangents)
-            job.outTangents[v] = at;
-        return;
-    }
-    if (isDefined(bt) && isDefined(pt)) {
-        const glm::vec3 bb = cross3(bn, bt), pb = cross3(pn, pt);
-        job.outNormals[v] = carryFrames(bn, bt, bb, pn, pt, pb, a);
-        if (tangents)
-            job.outTangents[v] = carryFrames(bn, bt, bb, pn, pt, pb, at);
-        return;
+    if (bn == pn && ft == fp) // the same frame (the bind pose itself)
+        return put(a, at);
+    if (isDefined(ft) && isDefined(fp)) {
+        const glm::vec3 bb = cross3(bn, ft), pb = cross3(pn, fp);
+        return put(carryFrames(bn, ft, bb, pn, fp, pb, a), tangents ? carryFrames(bn, ft, bb, pn, fp, pb, at) : at);
     }
     const glm::mat3 r = minimalRotation(bn, pn);
-    job.outNormals[v] = r * a;
-    if (tangents)
-        job.outTangents[v] = r * at;
+    put(r * a, r * at);
 }
 
 // GCC 12 warns about its own _mm512_undefined_ps() (`__Y = __Y`) inside the intrinsics headers.
@@ -224,8 +225,8 @@ RS_AVX512 inline V3 carry(const V3& bn, const V3& bt, const V3& bb, const V3& pn
     return {column(pt.x, pb.x, pn.x, x.x), column(pt.y, pb.y, pn.y, x.y), column(pt.z, pb.z, pn.z, x.z)};
 }
 
-/// [first, last) 16 vertices at a time where every vertex of a block takes the frame product, the identity or no
-/// rotation at all (the minimal-rotation vertices send their block to carryVertex); returns where it stopped.
+/// [first, last) 16 vertices at a time where every vertex of a block takes the UV frame product, the identity or no
+/// rotation at all (a vertex without both UV tangents sends its block to carryVertex); returns where it stopped.
 RS_AVX512 size_t carryAvx512(const CarryJob& job, size_t first, size_t last, bool tangents)
 {
     static const SoaConstants k = makeSoaConstants();
@@ -244,7 +245,7 @@ RS_AVX512 size_t carryAvx512(const CarryJob& job, size_t first, size_t last, boo
         const __mmask16 keep = defined(bn) & defined(pn);
         const __mmask16 same = equal(bn, pn) & equal(bt, pt);
         const __mmask16 frames = defined(bt) & defined(pt);
-        if ((keep & ~same & ~frames) != 0) { // a minimal rotation in this block
+        if ((keep & ~frames) != 0) { // a vertex without both UV tangents: the edge frame or the minimal rotation
             for (size_t u = v; u < v + 16; ++u)
                 carryVertex(job, u, tangents);
             continue;
@@ -338,7 +339,7 @@ RS_AVX2 size_t carryAvx2(const CarryJob& job, size_t first, size_t last, bool ta
         const __m256 keep = _mm256_and_ps(defined(bn), defined(pn));
         const __m256 same = _mm256_and_ps(equal(bn, pn), equal(bt, pt));
         const __m256 frames = _mm256_and_ps(defined(bt), defined(pt));
-        if (_mm256_movemask_ps(_mm256_andnot_ps(_mm256_or_ps(same, frames), keep)) != 0) { // a minimal rotation here
+        if (_mm256_movemask_ps(_mm256_andnot_ps(frames, keep)) != 0) { // no UV frame: the edge frame or minimal rotation
             for (size_t u = v; u < v + 8; ++u)
                 carryVertex(job, u, tangents);
             continue;
@@ -356,12 +357,65 @@ RS_AVX2 size_t carryAvx2(const CarryJob& job, size_t first, size_t last, bool ta
 
 } // namespace
 
+glm::vec3 carrierTangent(const glm::vec3& from, const glm::vec3& to, const glm::vec3& n)
+{
+    const glm::vec3 e = to - from;
+    const float len2 = dot3(e, e);
+    if (!(len2 >= kZeroLength2) || !(len2 < INFINITY))
+        return glm::vec3(0.0f);
+    const float along = dot3(e, n);
+    const glm::vec3 p(e.x - along * n.x, e.y - along * n.y, e.z - along * n.z);
+    const float p2 = dot3(p, p);
+    if (!(p2 >= 1e-6f * len2))
+        return glm::vec3(0.0f);
+    return unitOrZero(p.x, p.y, p.z);
+}
+
+CarryEdges buildCarryEdges(std::span<const glm::vec3> positions, std::span<const uint32_t> indices,
+                           std::span<const glm::vec3> bindNormals)
+{
+    const size_t n = positions.size();
+    assert(bindNormals.size() == n);
+    CarryEdges edges;
+    edges.partner.assign(n, CarryEdges::kNone);
+    edges.bindTangents.assign(n, glm::vec3(0.0f));
+    std::vector<float> score(n, 0.0f); // |projection|² / |edge|² of the edge chosen so far
+    constexpr float kGood = 0.25f;     // sin² 30°: the first edge this far off the normal is kept
+    for (size_t t = 0; t + 3 <= indices.size(); t += 3) {
+        for (int c = 0; c < 3; ++c) {
+            const uint32_t v = indices[t + size_t(c)];
+            if (v >= n || score[v] >= kGood || !isDefined(bindNormals[v]))
+                continue;
+            for (const int o : {(c + 1) % 3, (c + 2) % 3}) { // the next corner, then the previous one
+                const uint32_t q = indices[t + size_t(o)];
+                if (q >= n || q == v)
+                    continue;
+                const glm::vec3 tangent = carrierTangent(positions[v], positions[q], bindNormals[v]);
+                if (!isDefined(tangent))
+                    continue;
+                const glm::vec3 e = positions[q] - positions[v];
+                const float along = dot3(e, bindNormals[v]);
+                const float s = 1.0f - along * along / dot3(e, e);
+                if (s > score[v]) {
+                    score[v] = s;
+                    edges.partner[v] = q;
+                    edges.bindTangents[v] = tangent;
+                    if (s >= kGood)
+                        break;
+                }
+            }
+        }
+    }
+    return edges;
+}
+
 void CarryJob::run(size_t first, size_t last) const
 {
     const size_t n = authoredNormals.size();
     assert(bindNormals.size() == n && posedNormals.size() == n && outNormals.size() == n);
     const bool tangents = !outTangents.empty();
     assert(!tangents || (authoredTangents.size() == n && bindTangents.size() == n && posedTangents.size() == n));
+    assert(edgePartners.empty() || (edgePartners.size() == n && bindEdgeTangents.size() == n && posedPositions.size() == n));
     last = std::min(last, n);
     size_t v = first;
     // The SIMD loops need both rebuilt tangents (else every vertex takes the minimal rotation).

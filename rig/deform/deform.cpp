@@ -126,6 +126,8 @@ RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex)
     }
     rt.reference = buildReferenceTopology(rig);
     rt.bind = rebuildBindReference(rig, rt.reference);
+    for (size_t m = 0; m < rig.meshes.size(); ++m)
+        rt.meshes[m].carryEdges = buildCarryEdges(rig.meshes[m].positions, rig.meshes[m].indices, rt.bind[m].normals);
     rt.baseline = computeBaseline(rig, rt.bind);
     adviseHugePages(rig, rt);
     return rt;
@@ -313,6 +315,9 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
             carry.bindTangents = runtime.bind[m].tangents;
             carry.posedNormals = surface->referenceNormals;
             carry.posedTangents = surface->referenceTangents;
+            carry.edgePartners = runtime.meshes[m].carryEdges.partner;
+            carry.bindEdgeTangents = runtime.meshes[m].carryEdges.bindTangents;
+            carry.posedPositions = surface->positions;
             carry.outNormals = surface->carriedNormals;
             carry.outTangents = surface->carriedTangents;
             parallelFor(n, kGrain, settings.threads, [&carry](size_t b, size_t e) { carry.run(b, e); });

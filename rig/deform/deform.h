@@ -12,6 +12,7 @@
 #include "rig/deform/influences.h"
 #include "rig/deform/joint_frames.h"
 #include "rig/analysis/baseline.h"
+#include "rig/analysis/carried.h"
 #include "rig/analysis/metrics.h"
 #include "rig/model/model.h"
 #include "rig/model/pose.h"
@@ -27,6 +28,8 @@ struct MeshRuntime {
     WeightGradients gradients;
     /// The triangles' UV differences (referenceUvDifferences; empty without UVs), read by every reference rebuild.
     AlignedVector<glm::vec4> uvDifferences;
+    /// Each vertex's carrier edge at the bind pose (carried.h), for the skinning error where the UV tangent is undefined.
+    CarryEdges carryEdges;
 };
 
 struct RigRuntime {

@@ -1,8 +1,9 @@
 // Errors pass (rig/analysis/metrics.h, carried.h): the angle in degrees between the method's direction and the
 // reference, atan2(|a × b|, a · b); -1 (undefined, never NaN) when either is not a unit direction or the mesh has no
 // tangents. Also against the reference carried from the bind pose: R · authored, R = F_p F_bᵀ (frames (t, n × t, n) of
-// the rebuilt reference at the bind pose and now), the minimal rotation between the rebuilt normals when a tangent is
-// undefined, the identity when both frames are the same.
+// the rebuilt reference at the bind pose and now; t the UV tangent, else the carrier edge projected onto the normal's
+// plane), the minimal rotation between the rebuilt normals when neither frame is defined, the identity when both
+// frames are the same.
 // For Method::Rebuilt (7) the method's directions ARE the reference: they are copied into the output buffers first.
 #version 440
 
@@ -34,10 +35,13 @@ layout(std430, binding = 4) readonly buffer ReferenceNormalBuffer { vec4 referen
 layout(std430, binding = 5) readonly buffer ReferenceTangentBuffer { vec4 referenceTangents[]; };
 // (normal error, tangent error, skinning normal error, skinning tangent error) in degrees per vertex.
 layout(std430, binding = 6) writeonly buffer ErrorBuffer { vec4 errors[]; };
-// The reference at the bind pose: [0, N) normals, [N, 2N) tangents (zero when undefined or none).
+// The reference at the bind pose: [0, N) normals, [N, 2N) tangents (zero when undefined or none); [2N, 3N) the carrier
+// edges (rig/analysis/carried.h): xyz the bind tangent, w the far end's global vertex index as bits (0xFFFFFFFF: none).
 layout(std430, binding = 7) readonly buffer BindReferenceBuffer { vec4 bindReference[]; };
 // The authored (rest) attributes: [0, N) positions, [N, 2N) normals, [2N, 3N) tangents.
 layout(std430, binding = 8) readonly buffer RestBuffer { vec4 rest[]; };
+// This method's final positions, from which the reference was rebuilt.
+layout(std430, binding = 9) readonly buffer PositionBuffer { vec4 positions[]; };
 
 bool isFiniteF(float x)
 {
@@ -80,6 +84,20 @@ mat3 minimalRotation(vec3 a, vec3 b)
     return mat3(1.0) + s * K + (1.0 - c) * (K * K);
 }
 
+// rig::carrierTangent: the edge projected onto the plane of unit n, unit; zero where degenerate or along n.
+vec3 carrierTangent(vec3 from, vec3 to, vec3 n)
+{
+    const vec3 e = to - from;
+    const float len2 = dot(e, e);
+    if (!isFiniteF(len2) || !(len2 >= 1e-24))
+        return vec3(0.0);
+    const vec3 p = e - dot(e, n) * n;
+    const float p2 = dot(p, p);
+    if (!(p2 >= 1e-6 * len2))
+        return vec3(0.0);
+    return safeNormalize(p);
+}
+
 float angleDeg(vec3 a, vec3 b)
 {
     if (!isDefined(a) || !isDefined(b))
@@ -114,10 +132,22 @@ void main()
 
     // The reference carried from the bind pose.
     const uint N = params.vertexCount;
-    const vec3 nb = bindReference[v].xyz, tb = bindReference[N + v].xyz;
-    const vec3 np = rn.xyz, tp = rt.xyz;
+    const vec3 nb = bindReference[v].xyz;
+    vec3 tb = bindReference[N + v].xyz;
+    const vec3 np = rn.xyz;
+    vec3 tp = rt.xyz;
     float esn = -1.0, est = -1.0;
     if (isDefined(nb) && isDefined(np)) {
+        if (!isDefined(tb) || !isDefined(tp)) { // no UV frame: the carrier edge's
+            const vec4 edge = bindReference[2u * N + v];
+            const uint q = floatBitsToUint(edge.w);
+            tb = vec3(0.0);
+            tp = vec3(0.0);
+            if (q != 0xFFFFFFFFu) {
+                tb = edge.xyz;
+                tp = carrierTangent(positions[v].xyz, positions[q].xyz, np);
+            }
+        }
         mat3 r;
         if (nb == np && tb == tp)
             r = mat3(1.0);

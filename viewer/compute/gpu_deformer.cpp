@@ -347,7 +347,9 @@ rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& r
         return fail("the bind reference does not match the rig");
     for (size_t m = 0; m < meshCount; ++m)
         if (runtime.bind[m].normals.size() != rig.meshes[m].vertexCount() ||
-            (!runtime.bind[m].tangents.empty() && runtime.bind[m].tangents.size() != rig.meshes[m].vertexCount()))
+            (!runtime.bind[m].tangents.empty() && runtime.bind[m].tangents.size() != rig.meshes[m].vertexCount()) ||
+            (!runtime.meshes[m].carryEdges.partner.empty() &&
+             runtime.meshes[m].carryEdges.partner.size() != rig.meshes[m].vertexCount()))
             return fail("the bind reference does not match the rig");
     if (topo.vertexCount() != N || topo.triangleCount() != T || topo.groupTriangleOffsets.size() != N + 1 ||
         topo.vertexTriangleOffsets.size() != N + 1 || topo.groupTriangles.size() != 3 * T ||
@@ -365,9 +367,10 @@ rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& r
     std::copy(topo.vertexTriangles.begin(), topo.vertexTriangles.end(), adjacency.begin() + ptrdiff_t(adjTangentListBase));
 
     {
-        // The reference at the bind pose (rig::RigRuntime::bind): normals, then tangents.
+        // The reference at the bind pose (rig::RigRuntime::bind): normals, then tangents; then the carrier edges
+        // (rig::MeshRuntime::carryEdges): the bind tangent, and w the far end's global index (0xFFFFFFFF: none).
         std::vector<float>& bind = pack.bind;
-        bind.assign(8 * std::max<size_t>(N, 1), 0.0f);
+        bind.assign(12 * std::max<size_t>(N, 1), 0.0f);
         for (size_t m = 0; m < meshCount; ++m) {
             const rig::BindReference& b = runtime.bind[m];
             const size_t vb = pack.meshes[m].vertexBegin;
@@ -375,6 +378,13 @@ rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& r
                 std::memcpy(&bind[4 * (vb + v)], &b.normals[v], 12);
             for (size_t v = 0; v < b.tangents.size(); ++v)
                 std::memcpy(&bind[4 * (N + vb + v)], &b.tangents[v], 16);
+            const rig::CarryEdges& edges = runtime.meshes[m].carryEdges;
+            for (size_t v = 0; v < edges.partner.size(); ++v) {
+                const uint32_t q = edges.partner[v];
+                std::memcpy(&bind[4 * (2 * N + vb + v)], &edges.bindTangents[v], 12);
+                const uint32_t global = q == rig::CarryEdges::kNone ? q : uint32_t(vb + q);
+                std::memcpy(&bind[4 * (2 * N + vb + v) + 3], &global, 4);
+            }
         }
     }
     {
@@ -513,7 +523,7 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     make(m_refNormals, output, N * 16);
     make(m_refTangents, output, N * 16);
     make(m_errors, output, N * 16);
-    make(m_bindReference, storage, 2 * N * 16);
+    make(m_bindReference, storage, 3 * N * 16);
     make(m_rawInfluences, storage, pack.raw.size() * 4);
     make(m_flags, output, N * 4);
     make(m_bounds, output, meshCount * 32);
@@ -617,7 +627,7 @@ bool GpuDeformer::buildPipelines(std::string* error)
         {"deform_errors",
          {params, layout, B::bufferLoadStore(2, cs, m_normals), B::bufferLoadStore(3, cs, m_tangents),
           B::bufferLoad(4, cs, m_refNormals), B::bufferLoad(5, cs, m_refTangents), B::bufferStore(6, cs, m_errors),
-          B::bufferLoad(7, cs, m_bindReference), B::bufferLoad(8, cs, m_rest)}},
+          B::bufferLoad(7, cs, m_bindReference), B::bufferLoad(8, cs, m_rest), B::bufferLoad(9, cs, m_positions)}},
     };
     for (int p = 0; p < PassCount; ++p) {
         const QShader shader = loadShader(specs[p].shader);
