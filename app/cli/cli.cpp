@@ -16,6 +16,7 @@
 #include "app/cli/gpu_cli.h"
 #include "rig/io/pose_file.h"
 #include "rig/analysis/audit.h"
+#include "rig/analysis/diagnosis/blend_scale.h"
 #include "rig/deform/deform.h"
 #include "rig/io/import.h"
 #include "rig/platform/parallel.h"
@@ -66,7 +67,8 @@ rig::Result<std::vector<rig::Method>> parseMethods(const QString& list)
     return out;
 }
 
-void printSummary(std::ostream& os, const rig::Rig& rig, const rig::Evaluation& eval, const rig::Audit& audit)
+void printSummary(std::ostream& os, const rig::Rig& rig, const rig::RigRuntime& runtime, const rig::Evaluation& eval,
+                  const rig::Audit& audit)
 {
     char line[256];
     os << rig.source << ": " << rig.vertexCount() << " vertices, " << rig.triangleCount() << " triangles, "
@@ -92,6 +94,17 @@ void printSummary(std::ostream& os, const rig::Rig& rig, const rig::Evaluation& 
         std::snprintf(line, sizeof line, "%-24s %s %s %s   %s %s %s\n", std::string(rig::methodId(m)).c_str(), c[0],
                       c[1], c[2], c[3], c[4], c[5]);
         os << line;
+    }
+    // The candy-wrapper scale loss of linear blending (README, report schema).
+    const rig::CandyWrapper cw = rig::measureCandyWrapper(rig, runtime, eval);
+    if (cw.worstMesh >= 0) {
+        auto name = [&](int n) { return n >= 0 ? rig.skeleton.nodes[size_t(n)].name : std::string(); };
+        std::snprintf(line, sizeof line, "\ncandy wrapper (linear blend): min scale %.3f at mesh %d vertex %zu", cw.minScale,
+                      cw.worstMesh, cw.worstVertex);
+        os << line;
+        if (cw.worstNodeA >= 0 && cw.worstNodeB >= 0)
+            os << " (" << name(cw.worstNodeA) << " / " << name(cw.worstNodeB) << ")";
+        os << "; " << cw.below09 << " vertices below 0.9, " << cw.below07 << " below 0.7\n";
     }
     if (!audit.findings.empty()) {
         os << "\naudit:\n";
@@ -231,7 +244,7 @@ int runReport(int argc, char** argv)
     const rig::Audit audit = rig::auditRig(rigData, runtime.bind);
 
     if (!p.isSet(json)) {
-        printSummary(std::cout, rigData, eval, audit);
+        printSummary(std::cout, rigData, runtime, eval, audit);
         if (gpu)
             std::cout << "\ndevice: gpu (" << gpu->description() << ")\n";
         return 0;

@@ -1,5 +1,6 @@
 #include "rig/io/report.h"
 
+#include "rig/analysis/diagnosis/blend_scale.h"
 #include "rig/analysis/weight_checks.h"
 
 #include <cmath>
@@ -206,6 +207,73 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
     for (int n : eval.singularJoints)
         j.string(nodeName(rig, n));
     j.endArray();
+
+    // The candy-wrapper scale loss of linear blending (rig/analysis/diagnosis/blend_scale.h).
+    const CandyWrapper cw = measureCandyWrapper(rig, runtime, eval, settings.threads);
+    auto vertexRef = [&](size_t mesh, size_t vertex) {
+        j.beginObject();
+        j.key("mesh");
+        j.integer((long long)mesh);
+        j.key("vertex");
+        j.integer((long long)vertex);
+        j.endObject();
+    };
+    auto nodeOrNull = [&](int node) { node >= 0 ? j.string(nodeName(rig, node)) : j.null(); };
+    j.key("candy_wrapper");
+    j.beginObject();
+    j.key("min_scale");
+    j.number(cw.minScale);
+    j.key("worst_joint");
+    nodeOrNull(cw.worstNodeB >= 0 ? cw.worstNodeB : cw.worstNodeA);
+    j.key("worst_joints");
+    j.beginArray();
+    for (int n : {cw.worstNodeA, cw.worstNodeB})
+        if (n >= 0)
+            j.string(nodeName(rig, n));
+    j.endArray();
+    j.key("worst_vertex");
+    cw.worstMesh >= 0 ? vertexRef(size_t(cw.worstMesh), cw.worstVertex) : j.null();
+    j.key("below_0_9");
+    j.integer((long long)cw.below09);
+    j.key("below_0_7");
+    j.integer((long long)cw.below07);
+    j.key("undefined");
+    j.integer((long long)cw.undefined);
+    j.key("bands");
+    j.beginArray();
+    for (const BlendBand& b : cw.bands) {
+        j.beginObject();
+        j.key("joints");
+        j.beginArray();
+        j.string(nodeName(rig, b.nodeA));
+        j.string(nodeName(rig, b.nodeB));
+        j.endArray();
+        j.key("vertices");
+        j.integer((long long)b.vertices);
+        j.key("worst_scale");
+        j.number(b.worstScale);
+        j.key("worst_vertex");
+        vertexRef(b.worstMesh, b.worstVertex);
+        j.key("below_0_9");
+        j.integer((long long)b.below09);
+        j.key("below_0_7");
+        j.integer((long long)b.below07);
+        j.endObject();
+    }
+    j.endArray();
+    if (options.perVertex) {
+        for (const auto& [name, values] : {std::pair{"scale", &cw.scale}, std::pair{"volume", &cw.volume}}) {
+            j.key(name);
+            j.beginArray();
+            for (size_t m = 0; m < values->size(); ++m)
+                for (size_t v = 0; v < (*values)[m].size(); ++v) {
+                    const float x = (*values)[m][v];
+                    (name == std::string_view("scale") ? x < 0.0f : cw.scale[m][v] < 0.0f) ? j.null() : j.number(x);
+                }
+            j.endArray();
+        }
+    }
+    j.endObject();
 
     j.key("audit");
     j.beginObject();

@@ -86,6 +86,7 @@ private slots:
     void badInputsExitTwoWithOneLine_data();
     void badInputsExitTwoWithOneLine();
     void realAssetAuditSeesRawWeights();
+    void candyWrapperOfTheTwistTubeTurned162Degrees();
     void skinnedMeshIgnoresNodeTransform();
     void helpAndVersionNeedNoDisplay_data();
     void helpAndVersionNeedNoDisplay();
@@ -244,6 +245,54 @@ void TestReportCli::realAssetAuditSeesRawWeights()
         }
     QVERIFY(found);
     QVERIFY(!hasNonFiniteToken(o.out));
+}
+
+void TestReportCli::candyWrapperOfTheTwistTubeTurned162Degrees()
+{
+    // "twist" turned 162° about its bone: every ring's scale is |(1 - w) + w e^{iθ}| for its twist weight
+    // w = clamp((k - 10) / 20, 0, 1), cos 81° at the even ring (k = 20), and its volume the square of that. (162°: no
+    // ring within 0.002 of the 0.9 and 0.7 thresholds, which float rounding would decide.)
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString pose = dir.filePath(QStringLiteral("turn.json"));
+    QFile f(pose);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"joints": {"twist": {"rotate": [162, 0, 0]}}})");
+    f.close();
+    const Output o = runRigscope({"report", "--sample", "twist_tube", "--pose", pose, "--methods", "linear",
+                                  "--per-vertex", "--json", "-"});
+    QCOMPARE(o.exitCode, 0);
+    QVERIFY(!hasNonFiniteToken(o.out));
+    const QJsonObject cw = parse(o)[QLatin1String("candy_wrapper")].toObject();
+    const double c = std::cos(162.0 * 3.14159265358979323846 / 180.0);
+    auto scaleOf = [c](double w) { return std::min(1.0, std::sqrt((1 - w) * (1 - w) + w * w + 2 * w * (1 - w) * c)); };
+    RS_COMPARE_NEAR(cw["min_scale"].toDouble(), std::cos(81.0 * 3.14159265358979323846 / 180.0), 1e-5);
+    QCOMPARE(cw["worst_joint"].toString(), QStringLiteral("twist"));
+    QCOMPARE(cw["worst_joints"].toArray(), (QJsonArray{QStringLiteral("root"), QStringLiteral("twist")}));
+    QCOMPARE(cw["worst_vertex"]["mesh"].toInt(), 0);
+    QCOMPARE(cw["worst_vertex"]["vertex"].toInt() % 41, 20);
+    int below09 = 0, below07 = 0, blended = 0;
+    for (int k = 0; k < 41; ++k) {
+        const double w = std::clamp((k - 10) / 20.0, 0.0, 1.0);
+        below09 += scaleOf(w) < 0.9 ? 33 : 0; // 33 vertices a ring
+        below07 += scaleOf(w) < 0.7 ? 33 : 0;
+        blended += w > 0.0 && w < 1.0 ? 33 : 0;
+    }
+    QCOMPARE(cw["below_0_9"].toInt(), below09);
+    QCOMPARE(cw["below_0_7"].toInt(), below07);
+    const QJsonArray bands = cw["bands"].toArray();
+    QCOMPARE(bands.size(), 1);
+    QCOMPARE(bands[0]["vertices"].toInt(), blended);
+    QCOMPARE(bands[0]["below_0_7"].toInt(), below07);
+    const QJsonArray scale = cw["scale"].toArray(), volume = cw["volume"].toArray();
+    QCOMPARE(scale.size(), 41 * 33);
+    QCOMPARE(volume.size(), 41 * 33);
+    for (int v = 0; v < scale.size(); ++v) {
+        const double s = scaleOf(std::clamp((v % 41 - 10) / 20.0, 0.0, 1.0));
+        QVERIFY2(std::fabs(scale[v].toDouble() - s) <= 1e-5, qPrintable(QString::number(v)));
+        // det = 1 · s²: the volume shrinks with the square of the cross-section.
+        QVERIFY2(std::fabs(volume[v].toDouble() - s * s) <= 1e-5, qPrintable(QString::number(v)));
+    }
 }
 
 void TestReportCli::skinnedMeshIgnoresNodeTransform()
