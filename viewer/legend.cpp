@@ -77,6 +77,26 @@ void drawHeatLegend(QPainter& p, QRect view, float maxValue, const QString& unit
     p.restore();
 }
 
+void drawScaleLegend(QPainter& p, QRect view)
+{
+    const LegendLayout l = legendLayout(view, p.fontMetrics(), QStringLiteral("undefined"));
+    if (!l.fits)
+        return;
+    p.save();
+    p.setClipRect(view);
+    QLinearGradient g(l.bar.topLeft(), l.bar.topRight());
+    g.setColorAt(0.0, QColor::fromRgbF(0.1f, 0.75f, 0.2f));
+    g.setColorAt(0.5, QColor::fromRgbF(0.95f, 0.85f, 0.1f));
+    g.setColorAt(1.0, QColor::fromRgbF(0.9f, 0.12f, 0.1f));
+    p.fillRect(l.bar, g);
+    p.setPen(kText);
+    p.drawText(l.labels, Qt::AlignLeft | Qt::AlignTop, QStringLiteral("scale 1"));
+    drawLabelAt(p, l, l.bar.left() + l.bar.width() / 2, QStringLiteral("0.85"));
+    p.drawText(l.labels, Qt::AlignRight | Qt::AlignTop, QStringLiteral("≤ 0.7"));
+    drawKey(p, l, QColor::fromRgbF(0.55f, 0.25f, 0.6f), QStringLiteral("undefined"));
+    p.restore();
+}
+
 void drawWeightLegend(QPainter& p, QRect view, Shading s)
 {
     if (s == Shading::WeightSum) { // a heatmap of |Σw − 1| from 0 to 0.1

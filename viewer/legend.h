@@ -38,6 +38,9 @@ LegendLayout legendLayout(QRect view, const QFontMetrics& fm, const QString& key
 /// The heatmap legend (shaders/render/mesh.frag's heat()): 0 to ≥ maxValue in `unit`, and the undefined key.
 void drawHeatLegend(QPainter& p, QRect view, float maxValue, const QString& unit = QStringLiteral("°"));
 
+/// The candy-wrapper view's legend (mesh.frag, mode 11): scale 1 green to 0.7 and below red, and the undefined key.
+void drawScaleLegend(QPainter& p, QRect view);
+
 /// The legend of a weight view (shaders/render/mesh.frag's weightRamp and countColor), and the NaN-weight key.
 void drawWeightLegend(QPainter& p, QRect view, Shading s);
 

@@ -11,8 +11,10 @@ enum class ViewMode { Single, Quad };
 /// normal-error heatmap, tangent-error heatmap. Handedness: red where the method's tangent handedness (w) disagrees
 /// with the reference's, green where it agrees. The weight views read the raw, authored weights: JointWeight the
 /// selected joint's (continuous ramp), JointWeightBands the same in bands at 0, 0.25, 0.5, 0.75, 1, InfluenceCount the
-/// usable influences per vertex, WeightSum |Σw − 1|.
-enum class Shading { Lit, NormalError, TangentError, Reference, Handedness, JointWeight, JointWeightBands, InfluenceCount, WeightSum };
+/// usable influences per vertex, WeightSum |Σw − 1|. BlendScale: the candy-wrapper scale of linear blending in this
+/// pose (rig/analysis/diagnosis/blend_scale.h), green at 1, red at 0.7 and below, whatever the method shown.
+enum class Shading { Lit, NormalError, TangentError, Reference, Handedness, JointWeight, JointWeightBands, InfluenceCount, WeightSum,
+                     BlendScale };
 
 /// Which error the heatmaps show: against the reference rebuilt now (total), or against the reference carried from the
 /// bind pose (skinning: what authoring already differs by is left out; rig/analysis/carried.h).

@@ -50,6 +50,7 @@ enum MeshMode {
     ModeJointWeightBands = 8,
     ModeInfluenceCount = 9,
     ModeWeightSum = 10,
+    ModeBlendScale = 11,
 };
 enum LineSource { SourceVectors = 0, SourceSegments = 1, SourceMarker = 3, SourceBounds = 4, SourceSetMarkers = 5 };
 
@@ -406,6 +407,7 @@ QString shadingLabel(Shading s, ErrorMeasure measure)
     case Shading::JointWeightBands: return QStringLiteral("raw weight bands");
     case Shading::InfluenceCount: return QStringLiteral("influences per vertex");
     case Shading::WeightSum: return QStringLiteral("|Σw − 1|");
+    case Shading::BlendScale: return QStringLiteral("linear-blend scale (candy wrapper)");
     }
     return QString();
 }
@@ -451,6 +453,9 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
                        : QStringLiteral("%1 · select a joint").arg(what);
         }
         labels.push_back({QRect(QPoint(0, 0), logical), QStringLiteral("%1 · %2").arg(method, what), true});
+    } else if (m_settings.shading == Shading::BlendScale) {
+        labels.push_back({QRect(QPoint(0, 0), logical),
+                          QStringLiteral("%1").arg(shadingLabel(m_settings.shading, m_settings.errorMeasure)), true});
     } else {
         const bool heat = m_settings.shading == Shading::NormalError || m_settings.shading == Shading::TangentError;
         labels.push_back({QRect(QPoint(0, 0), logical),
@@ -465,6 +470,8 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
         p.drawText(box, Qt::AlignCenter, l.text);
         if (l.legend && m_settings.view == ViewMode::Single && isWeightShading(m_settings.shading))
             drawWeightLegend(p, l.view, m_settings.shading);
+        else if (l.legend && m_settings.view == ViewMode::Single && m_settings.shading == Shading::BlendScale)
+            drawScaleLegend(p, l.view);
         else if (l.legend)
             drawHeatLegend(p, l.view, m_settings.heatmapMaxDeg);
     }
@@ -675,6 +682,7 @@ void Viewport::render()
                 QRhiShaderResourceBinding::bufferLoad(7, vs, d.rawInfluencesBuffer()),
                 QRhiShaderResourceBinding::sampledTexture(8, QRhiShaderResourceBinding::FragmentStage, texture,
                                                           r.textureSampler.get()),
+                QRhiShaderResourceBinding::bufferLoad(9, vs, d.blendScaleBuffer()),
             });
             srb->create();
             return srb;
@@ -786,6 +794,7 @@ void Viewport::render()
                 case Shading::JointWeightBands: mode = ModeJointWeightBands; break;
                 case Shading::InfluenceCount: mode = ModeInfluenceCount; break;
                 case Shading::WeightSum: mode = ModeWeightSum; break;
+                case Shading::BlendScale: mode = ModeBlendScale; break;
                 }
             draws.push_back({v, true, mode, 0, r.vertexCount, r.meshSrb.get(), {}, 0.0f}); // flags.y: the vertex count
             const bool referenceView = mode == ModeReference;

@@ -39,7 +39,7 @@ struct GuiCli {
         QStringLiteral("Comma-separated: normals, tangents, reference-normals, skeleton, bounds."),
         QStringLiteral("LIST")};
     QCommandLineOption shading{QStringLiteral("shading"),
-        QStringLiteral("lit, reference, normal-error or tangent-error."), QStringLiteral("MODE")};
+        QStringLiteral("lit, reference, normal-error, tangent-error or candy-wrapper."), QStringLiteral("MODE")};
     QCommandLineOption material{QStringLiteral("material"), QStringLiteral("plain, bumps or checker."),
         QStringLiteral("NAME")};
     QCommandLineOption heatMax{QStringLiteral("heatmap-max"), QStringLiteral("Heatmap red at this error (degrees, default 45)."),
@@ -144,6 +144,8 @@ int runGui(int argc, char** argv)
             d.shading = Shading::NormalError;
         else if (s == QLatin1String("tangent-error"))
             d.shading = Shading::TangentError;
+        else if (s == QLatin1String("candy-wrapper"))
+            d.shading = Shading::BlendScale;
         else
             return failWith(QStringLiteral("unknown shading '%1'").arg(s));
     }

@@ -288,7 +288,8 @@ void MainWindow::buildMenus()
                                                         {Shading::JointWeight, tr("Selected Joint's Weight")},
                                                         {Shading::JointWeightBands, tr("Selected Joint's Weight, Banded")},
                                                         {Shading::InfluenceCount, tr("Influence Count")},
-                                                        {Shading::WeightSum, tr("Weight-Sum Deviation |Σw − 1|")}};
+                                                        {Shading::WeightSum, tr("Weight-Sum Deviation |Σw − 1|")},
+                                                        {Shading::BlendScale, tr("Candy-Wrapper Scale Loss (linear blend)")}};
     for (const auto& [s, label] : shadingItems) {
         QAction* a = shading->addAction(label);
         a->setCheckable(true);
@@ -430,7 +431,8 @@ void MainWindow::buildToolbar()
         {Shading::Lit, tr("Lit")}, {Shading::Reference, tr("Reference")}, {Shading::NormalError, tr("Normal error")},
         {Shading::TangentError, tr("Tangent error")}, {Shading::Handedness, tr("Handedness")},
         {Shading::JointWeight, tr("Joint weight")}, {Shading::JointWeightBands, tr("Weight bands")},
-        {Shading::InfluenceCount, tr("Influence count")}, {Shading::WeightSum, tr("|Σw − 1|")}};
+        {Shading::InfluenceCount, tr("Influence count")}, {Shading::WeightSum, tr("|Σw − 1|")},
+        {Shading::BlendScale, tr("Candy-wrapper scale")}};
     for (const auto& [sh, label] : items)
         shading->addItem(label, int(sh));
     connect(shading, &QComboBox::activated, this, [this, shading](int i) { m_doc->setShading(Shading(shading->itemData(i).toInt())); });

@@ -93,6 +93,15 @@ void main()
         return;
     }
 
+    // 11: the candy-wrapper scale of linear blending: green at 1, yellow at 0.85, red at 0.7 and below; undefined
+    // violet. Lightly lit so that the shape reads.
+    if (mode == 11) {
+        vec3 c = vScalar < 0.0 ? vec3(0.55, 0.25, 0.6) : heat(1.0 - vScalar, 0.3);
+        float lit = undefinedNormal ? 1.0 : 0.6 + 0.4 * abs(dot(n, normalize(ubo.lightDir.xyz)));
+        fragColor = vec4(mix(c * lit, vec3(1.0), vSelected), 1.0);
+        return;
+    }
+
     // 7, 8: the selected joint's raw weight (continuous; banded at 0, 0.25, 0.5, 0.75, 1); 9: usable influence count;
     // 10: |Σw − 1| (green 0, red at 0.1 and above). Lightly lit so that the shape reads.
     if (mode >= 7 && mode <= 10) {

@@ -83,6 +83,8 @@ private slots:
     void jointWeightViewColoursBySelectedJoint_data();
     void jointWeightViewColoursBySelectedJoint();
     void influenceCountViewTellsOneFromTwo();
+    void candyWrapperViewIsRedWhereTheTwistedBandShrinks_data();
+    void candyWrapperViewIsRedWhereTheTwistedBandShrinks();
     void selectionSetMarkersAreDrawnAndFFramesThem();
     void undoAndRedoFromTheKeyboard();
     void legendsStayInsideTheirView_data();
@@ -217,6 +219,44 @@ void TestViewportTools::jointWeightViewColoursBySelectedJoint()
     QVERIFY(countPixels(img, patch(nearRoot), grey) > 30);
 }
 
+void TestViewportTools::candyWrapperViewIsRedWhereTheTwistedBandShrinks_data()
+{
+    QTest::addColumn<QString>("api");
+    QTest::newRow("vulkan") << QStringLiteral("vulkan");
+    QTest::newRow("opengl") << QStringLiteral("opengl");
+}
+
+void TestViewportTools::candyWrapperViewIsRedWhereTheTwistedBandShrinks()
+{
+    // "twist" turned 120° about its bone: the even ring at x = 1 keeps cos 60° = 0.5 of its radius (red: 0.7 and
+    // below), the tube near the root follows root alone (scale 1: green). The GPU's blend-scale pass, whatever the
+    // method shown.
+    QFETCH(QString, api);
+    Window win;
+    QVERIFY(win.doc.openSample(QStringLiteral("twist_tube")));
+    rig::Pose pose;
+    pose.joints["twist"].rotateDeg = glm::vec3(120.0f, 0.0f, 0.0f);
+    QVERIFY(win.doc.setPose(pose));
+    win.doc.setShading(viewer::Shading::BlendScale);
+    win.doc.setMethod(rig::Method::DualQuaternion);
+    app::DisplaySettings d = win.doc.display();
+    d.manipulator = false;
+    win.doc.setDisplay(d);
+    win.doc.setSelectedJoint(-1);
+    QVERIFY(win.open(api));
+    // The even ring's surface is at half the radius: aim at a point on it.
+    const glm::vec3 onTube = tubePointFacing(win.vp, 1.0f);
+    const QPoint band = guitest::project(win.vp, glm::vec3(1.0f, 0.0f, 0.0f) + 0.5f * (onTube - glm::vec3(1.0f, 0.0f, 0.0f)));
+    const QPoint nearRoot = guitest::project(win.vp, tubePointFacing(win.vp, 0.2f));
+    QTest::qWait(50);
+    const QImage img = win.grab();
+    img.save(QDir::temp().filePath(QStringLiteral("rigscope-test-candy-wrapper-%1.png").arg(api)));
+    auto red = [](QColor p) { return p.red() > 120 && p.green() < 50 && p.blue() < 50; };
+    auto green = [](QColor p) { return p.green() > 100 && p.red() < 50 && p.blue() < 70; };
+    QVERIFY2(countPixels(img, patch(band, 2), red) > 15, qPrintable(img.pixelColor(band).name()));
+    QVERIFY2(countPixels(img, patch(nearRoot), green) > 30, qPrintable(img.pixelColor(nearRoot).name()));
+}
+
 void TestViewportTools::influenceCountViewTellsOneFromTwo()
 {
     Window win;
@@ -289,7 +329,7 @@ void TestViewportTools::legendsStayInsideTheirView_data()
     // 700: a single view with room for everything on the bar's line.
     for (int w : {150, 190, 700})
         for (viewer::Shading s : {viewer::Shading::NormalError, viewer::Shading::JointWeight, viewer::Shading::JointWeightBands,
-                                  viewer::Shading::InfluenceCount, viewer::Shading::WeightSum})
+                                  viewer::Shading::InfluenceCount, viewer::Shading::WeightSum, viewer::Shading::BlendScale})
             QTest::addRow("%d px, shading %d", w, int(s)) << w << int(s);
 }
 
@@ -309,11 +349,14 @@ void TestViewportTools::legendsStayInsideTheirView()
         p.setFont(f);
         if (s == viewer::Shading::NormalError)
             viewer::drawHeatLegend(p, view, 45.0f);
+        else if (s == viewer::Shading::BlendScale)
+            viewer::drawScaleLegend(p, view);
         else
             viewer::drawWeightLegend(p, view, s);
+        const bool undefinedKey = s == viewer::Shading::NormalError || s == viewer::Shading::WeightSum ||
+                                  s == viewer::Shading::BlendScale;
         const viewer::LegendLayout l =
-            viewer::legendLayout(view, p.fontMetrics(), s == viewer::Shading::NormalError || s == viewer::Shading::WeightSum
-                                                           ? QStringLiteral("undefined") : QStringLiteral("NaN weight"));
+            viewer::legendLayout(view, p.fontMetrics(), undefinedKey ? QStringLiteral("undefined") : QStringLiteral("NaN weight"));
         QVERIFY(l.fits);
         const QRect inner = view.adjusted(viewer::kLegendMargin, viewer::kLegendMargin, -viewer::kLegendMargin, -viewer::kLegendMargin);
         for (const QRect& r : {l.bar, l.labels, l.keySwatch, l.keyLabel})

@@ -98,7 +98,7 @@ void GpuDeformer::release()
     QRhiBuffer** buffers[] = {&m_paramsBuffer, &m_layout,    &m_rest,      &m_uvs,        &m_targets,     &m_weights,
                               &m_deltas,       &m_paletteBuffer, &m_influences, &m_gradients, &m_triangles,
                               &m_adjacency,    &m_morphed,   &m_faces,     &m_partials,   &m_positions,   &m_normals,
-                              &m_tangents,     &m_refNormals, &m_refTangents, &m_errors,  &m_flags,       &m_bounds, &m_bindReference, &m_rawInfluences,
+                              &m_tangents,     &m_refNormals, &m_refTangents, &m_errors,  &m_flags,       &m_bounds, &m_bindReference, &m_rawInfluences, &m_blendScale,
                               &m_indices};
     for (QRhiBuffer** b : buffers)
         deleteResource(*b);
@@ -526,6 +526,7 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     make(m_bindReference, storage, 3 * N * 16);
     make(m_rawInfluences, storage, pack.raw.size() * 4);
     make(m_flags, output, N * 4);
+    make(m_blendScale, output, N * 16);
     make(m_bounds, output, meshCount * 32);
     make(m_indices, QRhiBuffer::IndexBuffer, pack.indices.size() * 4);
     if (!ok)
@@ -628,6 +629,9 @@ bool GpuDeformer::buildPipelines(std::string* error)
          {params, layout, B::bufferLoadStore(2, cs, m_normals), B::bufferLoadStore(3, cs, m_tangents),
           B::bufferLoad(4, cs, m_refNormals), B::bufferLoad(5, cs, m_refTangents), B::bufferStore(6, cs, m_errors),
           B::bufferLoad(7, cs, m_bindReference), B::bufferLoad(8, cs, m_rest), B::bufferLoad(9, cs, m_positions)}},
+        {"deform_blend_scale",
+         {params, layout, B::bufferLoad(2, cs, m_paletteBuffer), B::bufferLoad(3, cs, m_influences),
+          B::bufferStore(4, cs, m_blendScale)}},
     };
     for (int p = 0; p < PassCount; ++p) {
         const QShader shader = loadShader(specs[p].shader);
@@ -722,7 +726,7 @@ void GpuDeformer::setPose(const rig::ResolvedPose& pose)
         pendingBatch()->uploadStaticBuffer(m_weights, 0, int(m_morphWeights.size() * 4), m_morphWeights.data());
         m_dirty |= DirtyMorph;
     }
-    m_dirty |= DirtySkin | DirtyPositions | DirtyErrors;
+    m_dirty |= DirtySkin | DirtyPositions | DirtyErrors | DirtyBlendScale;
 }
 
 void GpuDeformer::setMethod(rig::Method method)
@@ -798,6 +802,8 @@ void GpuDeformer::record(QRhiCommandBuffer* cb)
     }
     if (anyVertices && (m_dirty & DirtyErrors))
         pass(PassErrors, m_groupsX, m_groupsY);
+    if (anyVertices && (m_dirty & DirtyBlendScale))
+        pass(PassBlendScale, m_groupsX, m_groupsY);
     if (u)
         cb->resourceUpdate(u);
     m_dirty = 0;

@@ -163,6 +163,9 @@ public:
     QRhiBuffer* boundsBuffer() const { return m_bounds; }
     QRhiBuffer* indexBuffer() const { return m_indices; }
     QRhiBuffer* rawInfluencesBuffer() const { return m_rawInfluences; }
+    /// vec4 × N: (scale, volume, 0, 0) of linear blending in this pose (rig/analysis/diagnosis/blend_scale.h; scale
+    /// -1 where undefined), whatever the method.
+    QRhiBuffer* blendScaleBuffer() const { return m_blendScale; }
     /// The morphed bind-space attributes: [0, N) positions (w = 1), [N, 2N) normals, [2N, 3N) tangents; vec4 each.
     QRhiBuffer* morphedBuffer() const { return m_morphed; }
 
@@ -180,7 +183,8 @@ private:
         DirtySkin = 4,
         DirtyPositions = 8, ///< faces, reference, bounds
         DirtyErrors = 16,
-        DirtyAll = 31,
+        DirtyBlendScale = 32, ///< the palette changed: the candy-wrapper measure
+        DirtyAll = 63,
     };
     using PaletteSource = GpuRigPack::PaletteSource;
 
@@ -243,8 +247,10 @@ private:
     QRhiBuffer* m_flags = nullptr;
     QRhiBuffer* m_bounds = nullptr;
     QRhiBuffer* m_indices = nullptr;
+    QRhiBuffer* m_blendScale = nullptr;
 
-    enum Pass { PassMorph, PassSkin, PassFaces, PassReference, PassBoundsPartial, PassBoundsReduce, PassErrors, PassCount };
+    enum Pass { PassMorph, PassSkin, PassFaces, PassReference, PassBoundsPartial, PassBoundsReduce, PassErrors, PassBlendScale,
+                PassCount };
     QRhiShaderResourceBindings* m_srb[PassCount] = {};
     QRhiComputePipeline* m_pipeline[PassCount] = {};
 };

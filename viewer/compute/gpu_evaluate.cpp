@@ -76,7 +76,8 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
         if (rhi->beginOffscreenFrame(&cb) != QRhi::FrameOpSuccess)
             return fail(std::string("beginning a ") + rhi->backendName() + " offscreen frame failed");
         deformer.record(cb);
-        QRhiBufferReadbackResult normals, tangents, errors, flags, positions, refNormals, refTangents, bounds, morphed;
+        QRhiBufferReadbackResult normals, tangents, errors, flags, positions, refNormals, refTangents, bounds, morphed,
+            blend;
         QRhiResourceUpdateBatch* rb = rhi->nextResourceUpdateBatch();
         if (N > 0) {
             rb->readBackBuffer(deformer.normalsBuffer(), 0, int(N * 16), &normals);
@@ -90,6 +91,8 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
             }
             if (first)
                 rb->readBackBuffer(deformer.morphedBuffer(), 0, int(3 * N * 16), &morphed);
+            if (first && extras)
+                rb->readBackBuffer(deformer.blendScaleBuffer(), 0, int(N * 16), &blend);
         }
         if (surface && meshCount > 0)
             rb->readBackBuffer(deformer.boundsBuffer(), 0, int(meshCount * 32), &bounds);
@@ -103,7 +106,8 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
                                  (!surface || (size_t(positions.data.size()) == N * 16 &&
                                                size_t(refNormals.data.size()) == N * 16 &&
                                                size_t(refTangents.data.size()) == N * 16)) &&
-                                 (!first || size_t(morphed.data.size()) == 3 * N * 16);
+                                 (!first || size_t(morphed.data.size()) == 3 * N * 16) &&
+                                 (!first || !extras || size_t(blend.data.size()) == N * 16);
             if (!sizesOk)
                 return fail(std::string("reading back the ") + rhi->backendName() + " results failed");
         }
@@ -162,6 +166,17 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
                     mb.min = glm::vec3(b[2 * m]);
                     mb.max = glm::vec3(b[2 * m + 1]);
                     mb.empty = b[2 * m].w == 0.0f;
+                }
+            }
+            if (first && extras) {
+                const glm::vec4* bs = asVec4(blend.data);
+                extras->blendScale.resize(meshCount);
+                extras->blendVolume.resize(meshCount);
+                extras->blendScale[m].resize(n);
+                extras->blendVolume[m].resize(n);
+                for (size_t v = 0; v < n; ++v) {
+                    extras->blendScale[m][v] = bs[vb + v].x;
+                    extras->blendVolume[m][v] = bs[vb + v].y;
                 }
             }
             if (first) {

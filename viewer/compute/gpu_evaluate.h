@@ -25,6 +25,9 @@ struct MeshBounds {
 struct GpuEvaluationExtras {
     std::vector<MeshBounds> linearBounds;         ///< per mesh, of the linear-blend positions
     std::vector<MeshBounds> dualQuaternionBounds; ///< per mesh, when dual-quaternion was evaluated
+    /// Per mesh, per vertex: the candy-wrapper scale and volume of linear blending (GpuDeformer::blendScaleBuffer;
+    /// rig::CandyWrapper's scale and volume).
+    std::vector<std::vector<float>> blendScale, blendVolume;
 };
 
 /// Evaluates `methods` (as rig::evaluate does: the linear surface always, the dual-quaternion surface when asked, the
