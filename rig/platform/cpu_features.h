@@ -21,7 +21,7 @@ bool cpuHasAvx512();
 
 /// True where the CPU has AVX-512 (cpuHasAvx512) but runs each 512-bit operation as two 256-bit halves: AMD's
 /// family 25 (Zen 4). There a kernel bound by its arithmetic gains nothing from the wider registers and can lose to
-/// its AVX2 form through the extra shuffles the 16-lane layout needs (positions alone: BENCHMARKS.md, tenth session).
+/// its AVX2 form through the extra shuffles the 16-lane layout needs (positions alone; BENCHMARKS.md, "Lessons").
 bool cpuHasHalfWidthAvx512();
 /// The rule behind cpuHasHalfWidthAvx512 for a cpuid vendor string ("AuthenticAMD", "GenuineIntel") and display
 /// family (as `lscpu` shows it), whatever this CPU is.
