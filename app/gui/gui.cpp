@@ -65,6 +65,9 @@ struct GuiCli {
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
         QStringLiteral("Save the viewport to a PNG once the rig is shown, then quit."),
         QStringLiteral("PNG")};
+    QCommandLineOption windowShot{QStringLiteral("screenshot-window"),
+        QStringLiteral("Save the whole window (docks, menus and viewport) to a PNG once the rig is shown, then quit."),
+        QStringLiteral("PNG")};
 
     void addTo(QCommandLineParser& p) const
     {
@@ -78,7 +81,7 @@ struct GuiCli {
         p.addVersionOption();
         p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file to open (default: the sheet sample)."),
                                 QStringLiteral("[file]"));
-        p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot, benchFrames,
+        p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot, windowShot, benchFrames,
                       benchDrag, json, assetRoot});
     }
 };
@@ -101,7 +104,7 @@ int runGui(int argc, char** argv)
     const GuiCli cli;
     cli.addTo(p);
     const auto& [sample, pose, method, view, overlays, shading, material, heatMax, lineLength, benchFrames, benchDrag, json,
-                 assetRoot, backend, screenshot] = cli;
+                 assetRoot, backend, screenshot, windowShot] = cli;
     p.process(qapp); // --help / --version / unknown options exit here
 
     DisplaySettings d;
@@ -196,7 +199,8 @@ int runGui(int argc, char** argv)
     doc.setAssetRoot(p.value(assetRoot));
     MainWindow window(&doc, api);
 
-    const QString shotPath = p.value(screenshot);
+    const bool wholeWindow = p.isSet(windowShot);
+    const QString shotPath = wholeWindow ? p.value(windowShot) : p.value(screenshot);
     const int frames = p.isSet(benchFrames) ? p.value(benchFrames).toInt() : 0;
     if (p.isSet(benchFrames) && (frames < 1 || frames > 100000))
         return failWith(QStringLiteral("--bench-frames must be 1..100000"));
@@ -237,7 +241,7 @@ int runGui(int argc, char** argv)
         // Give the window a moment to be exposed and render, then grab the swapchain.
         QTimer::singleShot(300, &window, [&] {
             QString err;
-            if (!window.saveScreenshot(shotPath, &err)) {
+            if (!(wholeWindow ? window.saveWindowScreenshot(shotPath, &err) : window.saveScreenshot(shotPath, &err))) {
                 std::fprintf(stderr, "rigscope: %s\n", qPrintable(err));
                 status = 2;
             }

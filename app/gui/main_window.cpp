@@ -13,6 +13,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPainter>
+#include <QPixmap>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
@@ -20,6 +22,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QStatusBar>
+#include <QStyle>
 #include <QToolBar>
 #include <QUndoStack>
 
@@ -165,8 +168,9 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
     });
 
     QSettings settings;
+    m_defaultState = saveState();
     restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    m_defaultSizesPending = !restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
     if (!settings.contains(QStringLiteral("geometry"))) {
         // First run: most of the screen (at least the classic 1280 × 800).
         const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1280, 800);
@@ -195,27 +199,65 @@ void MainWindow::buildDocks()
         m_docks << dock;
         return dock;
     };
-    // Default layout (a saved one replaces it): posing on the left (Bones, with Morph Targets as a tab), inspection on
-    // the right (Vertex over Audit), the numbers and the timeline across the bottom, full width.
+    // Default layout (a saved one replaces it), the viewport most of the window as in Maya and Blender: posing on the
+    // left (Bones, with Morph Targets as a tab), the numbers across the bottom (Methods, then Vertex and Audit as
+    // tabs beside it), the timeline as a strip under everything (a toolbar: no title bar to pay for).
     setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
     m_bones = new panels::BonesPanel(m_doc, this);
-    QDockWidget* bones = add(m_bones, tr("Bones"), QStringLiteral("dock.bones"), Qt::LeftDockWidgetArea);
+    m_bonesDock = add(m_bones, tr("Bones"), QStringLiteral("dock.bones"), Qt::LeftDockWidgetArea);
     m_morphs = new panels::MorphPanel(m_doc, this);
     QDockWidget* morphs = add(m_morphs, tr("Morph Targets"), QStringLiteral("dock.morphs"), Qt::LeftDockWidgetArea);
-    tabifyDockWidget(bones, morphs);
-    bones->raise();
-    QDockWidget* vertex = add(new panels::VertexPanel(m_doc, this), tr("Vertex"), QStringLiteral("dock.vertex"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_bonesDock, morphs);
+    m_bonesDock->raise();
+    m_methods = new panels::MethodsPanel(m_doc, this);
+    m_methodsDock = add(m_methods, tr("Methods"), QStringLiteral("dock.methods"), Qt::BottomDockWidgetArea);
+    m_vertexDock = add(new panels::VertexPanel(m_doc, this), tr("Vertex"), QStringLiteral("dock.vertex"), Qt::BottomDockWidgetArea);
+    splitDockWidget(m_methodsDock, m_vertexDock, Qt::Horizontal);
     m_audit = new panels::AuditPanel(m_doc, this);
-    QDockWidget* audit = add(m_audit, tr("Audit"), QStringLiteral("dock.audit"), Qt::RightDockWidgetArea);
+    QDockWidget* audit = add(m_audit, tr("Audit"), QStringLiteral("dock.audit"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_vertexDock, audit);
+    m_vertexDock->raise();
     connect(m_audit, &panels::AuditPanel::frameRequested, this, &MainWindow::frameSelection);
-    QDockWidget* methods = add(new panels::MethodsPanel(m_doc, this), tr("Methods"), QStringLiteral("dock.methods"), Qt::BottomDockWidgetArea);
     m_timeline = new panels::TimelinePanel(m_doc, this);
-    QDockWidget* timeline = add(m_timeline, tr("Timeline"), QStringLiteral("dock.timeline"), Qt::BottomDockWidgetArea);
-    splitDockWidget(methods, timeline, Qt::Vertical);
-    resizeDocks({bones, vertex}, {290, 330}, Qt::Horizontal);
-    resizeDocks({vertex, audit}, {260, 240}, Qt::Vertical);
-    resizeDocks({methods, timeline}, {210, 40}, Qt::Vertical);
+    QToolBar* timeline = new QToolBar(tr("Timeline"), this);
+    timeline->setObjectName(QStringLiteral("toolbar.timeline")); // saveState key
+    timeline->addWidget(m_timeline);
+    addToolBar(Qt::BottomToolBarArea, timeline);
+    m_timelineBar = timeline;
+}
+
+void MainWindow::applyDefaultDockSizes()
+{
+    // The left column as wide as the Bones panel needs; the bottom row as tall as every method's row of the Methods
+    // table; Methods most of that row, Vertex and Audit the rest.
+    const int left = std::max(m_bones->minimumSizeHint().width(), 270);
+    resizeDocks({m_bonesDock}, {left}, Qt::Horizontal);
+    const int title = style()->pixelMetric(QStyle::PM_TitleBarHeight, nullptr, m_methodsDock);
+    resizeDocks({m_methodsDock}, {m_methods->heightForAllRows() + title}, Qt::Vertical);
+    const int row = std::max(width() - 16, 400);
+    const int methods = std::min(m_methods->widthForAllColumns(), row - 260);
+    resizeDocks({m_methodsDock, m_vertexDock}, {methods, row - methods}, Qt::Horizontal);
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(m_defaultState);
+    for (QDockWidget* d : m_docks)
+        d->show();
+    m_timelineBar->show();
+    m_bonesDock->raise();
+    m_vertexDock->raise();
+    applyDefaultDockSizes();
+}
+
+void MainWindow::showEvent(QShowEvent* e)
+{
+    QMainWindow::showEvent(e);
+    if (m_defaultSizesPending) {
+        m_defaultSizesPending = false;
+        applyDefaultDockSizes();
+    }
 }
 
 void MainWindow::buildMenus()
@@ -267,6 +309,9 @@ void MainWindow::buildMenus()
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* d : m_docks)
         m_viewMenu->addAction(d->toggleViewAction());
+    m_viewMenu->addAction(m_timelineBar->toggleViewAction());
+    QAction* resetLayoutAction = m_viewMenu->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
+    resetLayoutAction->setObjectName(QStringLiteral("resetLayout"));
     m_viewMenu->addSeparator();
     QAction* quad = m_viewMenu->addAction(tr("&Four-View Comparison"));
     quad->setCheckable(true);
@@ -572,6 +617,28 @@ bool MainWindow::saveScreenshot(const QString& path, QString* error)
         return false;
     }
     if (!img.save(path, "PNG")) {
+        if (error)
+            *error = tr("%1: cannot be written").arg(path);
+        return false;
+    }
+    return true;
+}
+
+bool MainWindow::saveWindowScreenshot(const QString& path, QString* error)
+{
+    QString err;
+    const QImage viewportImage = m_viewport->grabImage(&err);
+    if (viewportImage.isNull()) {
+        if (error)
+            *error = err.isEmpty() ? tr("The viewport has no image yet.") : err;
+        return false;
+    }
+    QPixmap window = grab();
+    {
+        QPainter p(&window);
+        p.drawImage(QRect(m_viewportContainer->mapTo(this, QPoint(0, 0)), m_viewportContainer->size()), viewportImage);
+    }
+    if (!window.save(path, "PNG")) {
         if (error)
             *error = tr("%1: cannot be written").arg(path);
         return false;

@@ -12,6 +12,7 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QDockWidget;
+class QToolBar;
 
 namespace viewer {
 class Viewport;
@@ -19,6 +20,7 @@ class Viewport;
 namespace panels {
 class AuditPanel;
 class BonesPanel;
+class MethodsPanel;
 class MorphPanel;
 class TimelinePanel;
 }
@@ -46,17 +48,25 @@ public:
     QString lastError() const { return m_lastError; }
     /// Saves the viewport's current image (exact swapchain pixels) as PNG; returns false with a message box on error.
     bool saveScreenshot(const QString& path, QString* error = nullptr);
+    /// Saves the whole window as PNG: the widgets, with the viewport's image where the viewport is.
+    bool saveWindowScreenshot(const QString& path, QString* error = nullptr);
     /// Reads a pose file and applies it; false with a one-line message naming the file and the problem.
     bool applyPoseFile(const QString& path, QString* error = nullptr);
 
+    /// View ▸ Reset Layout: the docks where a first launch puts them, sized from their content.
+    void resetLayout();
+
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void showEvent(QShowEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
 
 private:
     void buildMenus();
     void buildDocks();
+    /// The first launch's dock sizes (from the panels' content); needs the window's real size.
+    void applyDefaultDockSizes();
     void buildToolbar();
     void rebuildRecentMenu();
     void openFileDialog();
@@ -87,6 +97,12 @@ private:
     QLabel* m_statusFrame = nullptr;
     QProgressBar* m_progress = nullptr;
     QList<QDockWidget*> m_docks;
+    QDockWidget* m_bonesDock = nullptr;
+    QDockWidget* m_methodsDock = nullptr;
+    QDockWidget* m_vertexDock = nullptr;
+    QToolBar* m_timelineBar = nullptr;
+    QByteArray m_defaultState;        ///< saveState() of the first launch's layout
+    bool m_defaultSizesPending = false; ///< no saved layout: size the docks at the first show
     bool m_frameOnNextEvaluation = false;
     glm::vec3 m_frameMin{-1.0f}, m_frameMax{1.0f};
     QString m_lastError;
@@ -94,6 +110,7 @@ private:
     panels::MorphPanel* m_morphs = nullptr;
     panels::TimelinePanel* m_timeline = nullptr;
     panels::AuditPanel* m_audit = nullptr;
+    panels::MethodsPanel* m_methods = nullptr;
     int m_rotateGesture = 0;
     rig::JointEdit m_rotateStart;
 };

@@ -30,15 +30,20 @@ AuditPanel::AuditPanel(app::Document* doc, QWidget* parent) : QWidget(parent), m
     layout->addWidget(m_tree, 1);
 
     auto* row = new QHBoxLayout;
-    m_previous = new QPushButton(tr("◀ Previous"), this);
+    m_previous = new QPushButton(tr("◀"), this);
     m_previous->setObjectName(QStringLiteral("auditPrevious"));
-    m_next = new QPushButton(tr("Next ▶"), this);
+    m_previous->setToolTip(tr("The finding's previous vertex (Shift+[)"));
+    m_next = new QPushButton(tr("▶"), this);
     m_next->setObjectName(QStringLiteral("auditNext"));
+    m_next->setToolTip(tr("The finding's next vertex (Shift+])"));
     m_frame = new QPushButton(tr("Frame"), this);
     m_frame->setObjectName(QStringLiteral("auditFrame"));
     m_frame->setToolTip(tr("Frame the finding's vertices (F)"));
     m_cursor = new QLabel(this);
     m_cursor->setObjectName(QStringLiteral("auditCursor"));
+    // The panel fits a narrow column: the cursor's text gives way (its full text is the tooltip too).
+    m_cursor->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_cursor->setMinimumWidth(40);
     m_influences = new QComboBox(this);
     m_influences->setObjectName(QStringLiteral("influencesBox"));
     m_influences->addItem(tr("4 influences"), 4);
@@ -128,6 +133,7 @@ void AuditPanel::updateCursor()
     m_frame->setEnabled(has);
     m_cursor->setText(has ? tr("%1: vertex %2 (%3 of %4)").arg(s.label).arg(s.currentVertex()).arg(s.current + 1).arg(s.size())
                           : tr("Choose a finding to select its vertices"));
+    m_cursor->setToolTip(m_cursor->text());
 }
 
 } // namespace panels

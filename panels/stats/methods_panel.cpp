@@ -3,6 +3,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -25,18 +26,33 @@ MethodsPanel::MethodsPanel(app::Document* doc, QWidget* parent) : QWidget(parent
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(20);
+    // Compact rows: every method's row shows at the dock's default height (heightForAllRows).
+    m_view->verticalHeader()->setMinimumSectionSize(1);
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 3);
     m_view->horizontalHeader()->setStretchLastSection(true);
-    m_histogram = new ErrorHistogram(split);
+    for (int c = 0; c < m_model->columnCount(); ++c)
+        m_view->setColumnWidth(c, columnWidthFor(c));
+    // The histogram and, under it, what the numbers are against and how long they took: the table keeps the height.
+    auto* side = new QWidget(split);
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    sideLayout->setSpacing(2);
+    m_histogram = new ErrorHistogram(side);
+    m_status = new QLabel(side);
+    m_status->setWordWrap(true);
+    QFont small = m_status->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    m_status->setFont(small);
+    sideLayout->addWidget(m_histogram, 1);
+    sideLayout->addWidget(m_status);
     split->addWidget(m_view);
-    split->addWidget(m_histogram);
+    split->addWidget(side);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    m_histogram->setMinimumWidth(380);
-    split->setSizes({700, 460});
-    m_status = new QLabel(this);
+    m_histogram->setMinimumWidth(260);
+    m_histogram->setMinimumHeight(60);
+    split->setSizes({tableWidthForAllColumns(), m_histogram->minimumWidth()});
     layout->addWidget(split, 1);
-    layout->addWidget(m_status);
     connect(m_view, &QTableView::clicked, this, [this](const QModelIndex& i) {
         if (i.isValid())
             m_doc->setMethod(m_model->methodAt(i.row()));
@@ -56,6 +72,44 @@ MethodsPanel::MethodsPanel(app::Document* doc, QWidget* parent) : QWidget(parent
 
 MethodsPanel::~MethodsPanel() = default;
 
+int MethodsPanel::heightForAllRows() const
+{
+    const QMargins m = layout()->contentsMargins();
+    const int header = m_view->horizontalHeader()->sizeHint().height();
+    const int rows = std::max(m_model->rowCount(), int(rig::kMethodCount)) * m_view->verticalHeader()->defaultSectionSize();
+    return m.top() + m.bottom() + 2 * m_view->frameWidth() + header + rows + 2;
+}
+
+int MethodsPanel::columnWidthFor(int column) const
+{
+    // Wide enough for any value the column can hold: the longest method id, an angle up to "180.00°", a count up to
+    // five digits; never narrower than the header.
+    const QFontMetrics fm = m_view->fontMetrics();
+    const int pad = 2 * (m_view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_view) + 1) + 2;
+    const int header = m_view->horizontalHeader()->sectionSizeHint(column);
+    QString widest = QStringLiteral("180.00°");
+    if (column == MethodStatsModel::ColMethod)
+        widest = QStringLiteral("blend-inverse-transpose");
+    else if (column == MethodStatsModel::ColHandedness)
+        widest = QStringLiteral("99999");
+    else if (column == MethodStatsModel::ColNotes)
+        widest = QStringLiteral("MMMMMMMM");
+    return std::max(header, fm.horizontalAdvance(widest) + pad);
+}
+
+int MethodsPanel::tableWidthForAllColumns() const
+{
+    int width = 2 * m_view->frameWidth() + m_view->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
+    for (int c = 0; c < m_model->columnCount(); ++c)
+        width += columnWidthFor(c);
+    return width;
+}
+
+int MethodsPanel::widthForAllColumns() const
+{
+    return tableWidthForAllColumns() + m_histogram->minimumWidth() + 12;
+}
+
 bool MethodsPanel::isUpdating() const { return m_doc->loaded() && !m_doc->evaluationCurrent(); }
 
 void MethodsPanel::refresh()
@@ -67,8 +121,14 @@ void MethodsPanel::refresh()
     } else {
         m_model->setEvaluation(eval);
         m_histogram->show(eval, m_doc->display().method, m_doc->display().errorMeasure);
-        if (m_completed == 0)
-            m_view->resizeColumnsToContents();
+        if (m_completed == 0) {
+            // The table keeps what its columns need; the histogram takes the rest of the row.
+            if (auto* split = qobject_cast<QSplitter*>(m_view->parentWidget())) {
+                const int need = tableWidthForAllColumns(), total = split->width();
+                if (total > need + m_histogram->minimumWidth())
+                    split->setSizes({need, total - need});
+            }
+        }
         ++m_completed;
     }
     showStatus();
@@ -85,9 +145,10 @@ void MethodsPanel::showStatus()
     if (isUpdating())
         m_status->setText(tr("Updating… (the numbers shown are of the previous pose)"));
     else if (result)
-        m_status->setText(tr("Every method against the reference rebuilt from its own positions; \"skin\": against the "
-                             "reference carried from the bind pose. Evaluated in %1 ms.")
-                              .arg(result->milliseconds, 0, 'f', 1));
+        m_status->setText(tr("Evaluated in %1 ms; \"skin\": from the bind pose").arg(result->milliseconds, 0, 'f', 1));
+    m_status->setToolTip(tr("Every method against the reference rebuilt from its own positions; \"skin\" columns: "
+                            "against the reference carried from the bind pose (what skinning gets wrong, authoring "
+                            "aside)."));
 }
 
 } // namespace panels

@@ -25,6 +25,10 @@ public:
     ErrorHistogram* histogram() const { return m_histogram; }
     /// Evaluations shown so far (tests wait on it).
     int completed() const { return m_completed; }
+    /// The panel's height that shows every method's row of the table without scrolling (the dock's default height).
+    int heightForAllRows() const;
+    /// The panel's width that shows every column of the table unelided beside the histogram.
+    int widthForAllColumns() const;
     /// True while the numbers shown are not those of the current state.
     bool isUpdating() const;
 
@@ -32,6 +36,8 @@ signals:
     void updated();
 
 private:
+    int tableWidthForAllColumns() const;
+    int columnWidthFor(int column) const;
     void refresh();
     void showStatus();
     app::Document* m_doc;

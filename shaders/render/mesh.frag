@@ -96,7 +96,7 @@ void main()
     // 11: the candy-wrapper scale of linear blending: green at 1, yellow at 0.85, red at 0.7 and below; undefined
     // violet. Lightly lit so that the shape reads.
     if (mode == 11) {
-        vec3 c = vScalar < 0.0 ? vec3(0.55, 0.25, 0.6) : heat(1.0 - vScalar, 0.3);
+        vec3 c = vScalar < 0.0 ? vec3(0.55, 0.25, 0.6) : heat(max(1.0 - vScalar, 0.0), 0.3); // rounding may give 1 + ε
         float lit = undefinedNormal ? 1.0 : 0.6 + 0.4 * abs(dot(n, normalize(ubo.lightDir.xyz)));
         fragColor = vec4(mix(c * lit, vec3(1.0), vSelected), 1.0);
         return;

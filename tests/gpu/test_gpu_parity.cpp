@@ -169,6 +169,15 @@ Case makeCase(const std::string& name)
             e.translate = glm::vec3(0.4f, -0.3f, 0.2f);
             e.scale = glm::vec3(1.6f);
         }
+    } else if (name == "fox_twisted") {
+        // A real character with a forearm turned 140° about its bone and the upper spine 90°: blend bands that lose.
+        const QString dir = qEnvironmentVariable("RIGSCOPE_ASSETS_DIR", QStringLiteral(RIGSCOPE_ASSETS_DIR));
+        auto loaded = rig::importFile((dir + QStringLiteral("/Fox/Fox.glb")).toStdString());
+        if (!loaded.ok())
+            qFatal("Fox.glb: %s", loaded.error().c_str());
+        c.rig = std::move(loaded.value());
+        c.pose.joints["b_LeftForeArm_010"].rotateDeg = glm::vec3(0.0f, 140.0f, 0.0f);
+        c.pose.joints["b_Spine02_03"].rotateDeg = glm::vec3(0.0f, 90.0f, 0.0f);
     } else if (name == "composite") {
         c.rig = compositeRig();
         c.pose = clipPose("twist", 0.8);
@@ -756,7 +765,7 @@ private slots:
         QTest::addColumn<QString>("caseName");
         for (const QString& backend : backends())
             for (const char* name : {"twist_tube", "elbow", "elbow_mirrored", "elbow_singular", "sheet_k8", "composite",
-                                     "bench40k", "CesiumMan/cesium_man.gltf@0@1.25", "Fox/Fox.glb@1@0.4"})
+                                     "bench40k", "CesiumMan/cesium_man.gltf@0@1.25", "Fox/Fox.glb@1@0.4", "fox_twisted"})
                 QTest::addRow("%s %s", qPrintable(backend), name) << backend << QString::fromLatin1(name);
     }
     void blendScaleMatchesTheCpu()

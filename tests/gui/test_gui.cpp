@@ -2,13 +2,18 @@
 // picking, failed loads, recent files, and exact swapchain pixels.
 #include "testutil.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QDirIterator>
 #include <QDockWidget>
 #include <QMessageBox>
 #include <QProcess>
 #include <QSettings>
+#include <QHeaderView>
+#include <QScrollBar>
 #include <QStandardPaths>
+#include <QTableView>
+#include <QTreeView>
 #include <QTemporaryDir>
 
 #include "app/document.h"
@@ -36,6 +41,8 @@ private slots:
     void withoutVulkanTheAppFallsBackToOpenGL();
     void litViewShowsTheBaseColourTexture_data();
     void litViewShowsTheBaseColourTexture();
+    void firstLaunchGivesTheViewportMostOfTheWindow_data();
+    void firstLaunchGivesTheViewportMostOfTheWindow();
 };
 
 void TestGui::initTestCase()
@@ -298,8 +305,6 @@ void TestGui::withoutVulkanTheAppFallsBackToOpenGL()
     QVERIFY2(c.green > 2000, qPrintable(QString::number(c.green)));
 }
 
-QTEST_MAIN(TestGui)
-#include "test_gui.moc"
 
 void TestGui::litViewShowsTheBaseColourTexture_data()
 {
@@ -379,3 +384,92 @@ void TestGui::litViewShowsTheBaseColourTexture()
     QVERIFY(doc.loaded()->gpu);
     QCOMPARE(doc.loaded()->gpu->influences, 8);
 }
+
+void TestGui::firstLaunchGivesTheViewportMostOfTheWindow_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1600x1000") << QSize(1600, 1000);
+    QTest::newRow("1920x1080") << QSize(1920, 1080);
+}
+
+void TestGui::firstLaunchGivesTheViewportMostOfTheWindow()
+{
+    // No saved layout: the viewport is most of the window (at least 55 % of its area), every Methods row and column
+    // reads without scrolling, and the Bones tree shows at least 12 joints of CesiumMan's 19.
+    QFETCH(QSize, size);
+    QSettings().clear();
+    app::Document doc;
+    doc.openFile(QString::fromStdString(testutil::assetPath("CesiumMan/cesium_man.gltf")));
+    QVERIFY(QTest::qWaitFor([&] { return doc.loaded() != nullptr; }, 30000));
+    app::MainWindow w(&doc, QStringLiteral("vulkan"));
+    w.resize(size);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(QTest::qWaitFor([&] { return doc.evaluationCurrent(); }, 30000));
+    QTest::qWait(100);
+    QCOMPARE(w.size(), size);
+    const QSize vp = w.centralWidget()->size();
+    const double share = double(vp.width()) * vp.height() / (double(size.width()) * size.height());
+    w.grab().save(QDir::temp().filePath(QStringLiteral("rigscope-test-layout-%1x%2.png").arg(size.width()).arg(size.height())));
+    QVERIFY2(share >= 0.55, qPrintable(QStringLiteral("viewport %1 x %2: %3 of the window").arg(vp.width()).arg(vp.height()).arg(share)));
+
+    // Numbers of three digits after the table first filled (a hard twist): they still read whole.
+    rig::Pose twisted;
+    for (const char* joint : {"nodes[7]", "nodes[11]", "nodes[3]"})
+        twisted.joints[joint].rotateDeg = glm::vec3(0.0f, 160.0f, 40.0f);
+    QVERIFY(doc.setPose(twisted));
+    QVERIFY(QTest::qWaitFor([&] { return doc.evaluationCurrent(); }, 30000));
+    QTest::qWait(50);
+    auto* table = w.findChild<QTableView*>(QStringLiteral("methodsTable"));
+    QVERIFY(table && table->isVisible());
+    bool threeDigits = false;
+    for (int r = 0; r < table->model()->rowCount(); ++r)
+        threeDigits |= table->model()->index(r, 1).data().toString().size() >= 7;
+    QVERIFY2(threeDigits, "the twist gives errors of 100° and more");
+    QCOMPARE(table->model()->rowCount(), int(rig::kMethodCount));
+    QVERIFY2(!table->verticalScrollBar()->isVisible(), "the Methods table scrolls vertically");
+    QVERIFY2(!table->horizontalScrollBar()->isVisible(), "the Methods table scrolls horizontally");
+    for (int r = 0; r < table->model()->rowCount(); ++r)
+        QVERIFY2(table->viewport()->rect().contains(table->visualRect(table->model()->index(r, 0))), qPrintable(QString::number(r)));
+    // Every cell's text fits its column (nothing elided to "12...."), the header's too.
+    const int margin = 2 * (table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1);
+    for (int c = 0; c < table->model()->columnCount(); ++c) {
+        int need = table->horizontalHeader()->sectionSizeHint(c);
+        for (int r = 0; r < table->model()->rowCount(); ++r)
+            need = std::max(need, table->fontMetrics().horizontalAdvance(table->model()->index(r, c).data().toString()) + margin);
+        QVERIFY2(table->columnWidth(c) >= need, qPrintable(QStringLiteral("column %1: %2 < %3").arg(c).arg(table->columnWidth(c)).arg(need)));
+    }
+
+    auto* tree = w.findChild<QTreeView*>(QStringLiteral("skeletonTree"));
+    QVERIFY(tree && tree->isVisible());
+    tree->expandAll();
+    int rows = 0;
+    for (QModelIndex i = tree->model()->index(0, 0); i.isValid(); i = tree->indexBelow(i))
+        rows += tree->viewport()->rect().contains(tree->visualRect(i)) ? 1 : 0;
+    QVERIFY2(rows >= 12, qPrintable(QStringLiteral("%1 joints visible").arg(rows)));
+
+    // A layout of the user's: Bones made wide and Methods floated; View ▸ Reset Layout brings back the first one.
+    auto* bones = w.findChild<QDockWidget*>(QStringLiteral("dock.bones"));
+    auto* methods = w.findChild<QDockWidget*>(QStringLiteral("dock.methods"));
+    QVERIFY(bones && methods);
+    w.resizeDocks({bones}, {size.width() / 2}, Qt::Horizontal);
+    methods->setFloating(true);
+    QTest::qWait(50);
+    auto shareNow = [&] {
+        const QSize c = w.centralWidget()->size();
+        return double(c.width()) * c.height() / (double(size.width()) * size.height());
+    };
+    QVERIFY(shareNow() < 0.55);
+    auto* reset = w.findChild<QAction*>(QStringLiteral("resetLayout"));
+    QVERIFY(reset);
+    reset->trigger();
+    QTest::qWait(50);
+    QVERIFY(!methods->isFloating());
+    QCOMPARE(w.dockWidgetArea(methods), Qt::BottomDockWidgetArea);
+    QCOMPARE(w.dockWidgetArea(bones), Qt::LeftDockWidgetArea);
+    QVERIFY2(shareNow() >= 0.55, qPrintable(QString::number(shareNow())));
+    QVERIFY(!table->verticalScrollBar()->isVisible());
+}
+
+QTEST_MAIN(TestGui)
+#include "test_gui.moc"
