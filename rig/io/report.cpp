@@ -1,6 +1,7 @@
 #include "rig/io/report.h"
 
 #include "rig/analysis/diagnosis/blend_scale.h"
+#include "rig/analysis/diagnosis/weight_bands.h"
 #include "rig/analysis/weight_checks.h"
 
 #include <cmath>
@@ -328,6 +329,66 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
         }
         j.endObject();
     }
+    // The weight bands (rig/analysis/diagnosis/weight_bands.h): hard boundaries, far influences, asymmetry.
+    const WeightBands bands = diagnoseWeightBands(rig);
+    auto pairsOf = [&](const std::vector<JointPairCount>& pairs) {
+        j.key("pairs");
+        j.beginArray();
+        for (const JointPairCount& p : pairs) {
+            j.beginObject();
+            j.key("joints");
+            j.beginArray();
+            j.string(nodeName(rig, p.nodeA));
+            j.string(nodeName(rig, p.nodeB));
+            j.endArray();
+            j.key("count");
+            j.integer((long long)p.count);
+            j.endObject();
+        }
+        j.endArray();
+    };
+    auto verticesOf = [&](const std::vector<uint32_t>& list) {
+        if (!options.perVertex)
+            return;
+        j.key("vertices");
+        j.beginArray();
+        for (uint32_t v : list)
+            j.integer(v);
+        j.endArray();
+    };
+    j.key("hard_boundary_edges");
+    j.beginObject();
+    j.key("count");
+    j.integer((long long)bands.hardBoundaryEdges);
+    j.key("max_delta");
+    j.number(bands.maxDelta);
+    pairsOf(bands.hardBoundaryPairs);
+    verticesOf(bands.hardBoundaryVertices);
+    j.endObject();
+    j.key("non_adjacent_influences");
+    j.beginObject();
+    j.key("count");
+    j.integer((long long)bands.nonAdjacentVertices);
+    pairsOf(bands.nonAdjacentPairs);
+    verticesOf(bands.nonAdjacentList);
+    j.endObject();
+    j.key("asymmetric_vertices");
+    j.beginObject();
+    j.key("count");
+    j.integer((long long)bands.asymmetricVertices);
+    j.key("mirror_axis");
+    bands.mirrorAxis >= 0 ? j.string(std::string(1, char('x' + bands.mirrorAxis))) : j.null();
+    j.key("mirror_offset");
+    bands.mirrorAxis >= 0 ? j.number(bands.mirrorOffset) : j.null();
+    j.key("mirrored_joint_pairs");
+    j.integer((long long)bands.mirroredJoints.size());
+    j.key("unmatched_vertices");
+    j.integer((long long)bands.unmatchedVertices);
+    j.key("max_difference");
+    j.number(bands.maxAsymmetry);
+    pairsOf(bands.asymmetricPairs);
+    verticesOf(bands.asymmetricList);
+    j.endObject();
     j.key("max_influences");
     j.integer((long long)wc.maxInfluences);
     j.key("unused_joints");

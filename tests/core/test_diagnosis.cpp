@@ -3,10 +3,14 @@
 #include "testutil.h"
 
 #include <cmath>
+#include <functional>
+#include <set>
 
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "rig/analysis/diagnosis/blend_scale.h"
+#include "rig/analysis/diagnosis/weight_bands.h"
+#include "rig/io/import.h"
 #include "rig/deform/deform.h"
 #include "rig/model/pose.h"
 
@@ -50,6 +54,51 @@ std::string nodeNameOr(const Rig& rig, int node)
     return node >= 0 ? rig.skeleton.nodes[size_t(node)].name : std::string();
 }
 
+/// A strip of `cols` × 3 vertices along x in [-1, 1] (two triangles a cell) skinned to the nodes `nodes` (one skin)
+/// with weights[v] as (skin joint, weight) lists.
+Rig stripRig(const std::vector<std::pair<std::string, std::pair<int, glm::vec3>>>& nodes, int cols,
+             const std::function<std::vector<Influence>(int col, int row, glm::vec3 p)>& weightsAt)
+{
+    Rig rig;
+    rig.source = "test:strip";
+    Skin skin;
+    skin.name = "strip";
+    for (const auto& [name, parentAndAt] : nodes) {
+        Node n;
+        n.name = name;
+        n.parent = parentAndAt.first;
+        glm::vec3 world = parentAndAt.second;
+        n.rest.translation = n.parent >= 0 ? world - glm::vec3(glm::inverse(skin.inverseBind[size_t(n.parent)])[3]) : world;
+        n.restMatrix = n.rest.matrix();
+        rig.skeleton.nodes.push_back(n);
+        skin.joints.push_back(int(rig.skeleton.nodes.size() - 1));
+        glm::mat4 ib(1.0f);
+        ib[3] = glm::vec4(-world, 1.0f);
+        skin.inverseBind.push_back(ib);
+    }
+    rig.skins.push_back(skin);
+    Mesh mesh;
+    mesh.name = "strip";
+    mesh.skin = 0;
+    mesh.influenceOffsets.push_back(0);
+    for (int row = 0; row < 3; ++row)
+        for (int col = 0; col < cols; ++col) {
+            const glm::vec3 p(-1.0f + 2.0f * float(col) / float(cols - 1), 0.2f * float(row), 0.0f);
+            mesh.positions.push_back(p);
+            mesh.normals.push_back(glm::vec3(0.0f, 0.0f, 1.0f));
+            for (const Influence& in : weightsAt(col, row, p))
+                mesh.influences.push_back(in);
+            mesh.influenceOffsets.push_back(uint32_t(mesh.influences.size()));
+        }
+    for (int row = 0; row + 1 < 3; ++row)
+        for (int col = 0; col + 1 < cols; ++col) {
+            const uint32_t a = uint32_t(row * cols + col), b = a + 1, c = a + uint32_t(cols), d = c + 1;
+            mesh.indices.insert(mesh.indices.end(), {a, b, d, a, d, c});
+        }
+    rig.meshes.push_back(std::move(mesh));
+    return rig;
+}
+
 } // namespace
 
 class TestDiagnosis : public QObject {
@@ -61,6 +110,12 @@ private slots:
     void uniformlyScaledJointsAreNoLoss();
     void oneJointVerticesAndRigidPosesLoseNothing();
     void invalidJobsAreRefused();
+    void mirroredJointNamesFollowTheCommonConventions();
+    void hardBoundaryIsFoundWhereTheWeightFlips();
+    void smoothBandHasNoHardBoundary();
+    void strayInfluenceFromAnotherLimbIsFound();
+    void asymmetricWeightsAcrossMirroredJointsAreFound();
+    void realRigsSymmetry();
 };
 
 void TestDiagnosis::smallestSingularValueOfKnownMatrices()
@@ -201,6 +256,144 @@ void TestDiagnosis::invalidJobsAreRefused()
     job.run(0, 1);
     QCOMPARE(scale[0], kUndefinedScale);
     QCOMPARE(volume[0], 0.0f);
+}
+
+void TestDiagnosis::mirroredJointNamesFollowTheCommonConventions()
+{
+    const std::pair<const char*, const char*> cases[] = {
+        {"b_LeftUpperArm_09", "b_RightUpperArm_09"}, {"mixamorig:LeftHand", "mixamorig:RightHand"},
+        {"arm_L", "arm_R"}, {"L_arm", "R_arm"}, {"thigh.l", "thigh.r"}, {"Bip01 L Thigh", "Bip01 R Thigh"},
+        {"leftArm", "rightArm"}, {"LEFT_ARM", "RIGHT_ARM"}, {"clavicle_r", "clavicle_l"}, {"UpperArmL", "UpperArmR"},
+        {"Thumb2R", "Thumb2L"}, {"upperLeft", "upperRight"},
+        {"Leg", ""}, {"Cleft", ""}, {"Root", ""}, {"spine", ""}, {"HEAD", ""}, {"Hips", ""}, {"", ""}};
+    for (const auto& [in, out] : cases)
+        QVERIFY2(mirroredJointName(in) == out, qPrintable(QStringLiteral("%1 -> '%2'").arg(in).arg(QString::fromStdString(mirroredJointName(in)))));
+}
+
+void TestDiagnosis::hardBoundaryIsFoundWhereTheWeightFlips()
+{
+    // 11 columns; "a" weighs the columns left of x = 0.1 fully, "b" the rest: every edge from column 5 to column 6
+    // is a hard boundary (counted here from the triangles themselves), nothing else.
+    const Rig rig = stripRig({{"a", {-1, glm::vec3(0.0f)}}, {"b", {0, glm::vec3(0.1f, 0.0f, 0.0f)}}}, 11,
+                             [](int col, int, glm::vec3) { return std::vector<Influence>{{col <= 5 ? 0u : 1u, 1.0f}}; });
+    std::set<std::pair<uint32_t, uint32_t>> crossing;
+    const Mesh& mesh = rig.meshes[0];
+    for (size_t t = 0; t < mesh.indices.size(); t += 3)
+        for (int c = 0; c < 3; ++c) {
+            const uint32_t a = mesh.indices[t + size_t(c)], b = mesh.indices[t + size_t((c + 1) % 3)];
+            if ((a % 11 <= 5) != (b % 11 <= 5))
+                crossing.insert({std::min(a, b), std::max(a, b)});
+        }
+    const WeightBands wb = diagnoseWeightBands(rig);
+    QCOMPARE(wb.hardBoundaryEdges, crossing.size());
+    QCOMPARE(wb.maxDelta, 1.0f);
+    QCOMPARE(wb.hardBoundaryPairs.size(), size_t(1));
+    QCOMPARE(wb.hardBoundaryPairs[0].nodeA, 0);
+    QCOMPARE(wb.hardBoundaryPairs[0].nodeB, 1);
+    QCOMPARE(wb.hardBoundaryPairs[0].count, crossing.size());
+    for (uint32_t v : wb.hardBoundaryVertices)
+        QVERIFY(v % 11 == 5 || v % 11 == 6);
+    QCOMPARE(wb.hardBoundaryVertices.size(), size_t(6)); // columns 5 and 6 of three rows
+    QCOMPARE(wb.nonAdjacentVertices, size_t(0));
+}
+
+void TestDiagnosis::smoothBandHasNoHardBoundary()
+{
+    // The elbow's band is a smoothstep over eight rings: at most 0.19 of weight moves across one edge.
+    const WeightBands wb = diagnoseWeightBands(testutil::sample("elbow"));
+    QCOMPARE(wb.hardBoundaryEdges, size_t(0));
+    QVERIFY2(wb.maxDelta > 0.1f && wb.maxDelta < 0.2f, qPrintable(QString::number(wb.maxDelta)));
+    QCOMPARE(wb.nonAdjacentVertices, size_t(0)); // upper and lower: parent and child
+    QCOMPARE(wb.mirrorAxis, -1);                   // no left / right joints
+}
+
+void TestDiagnosis::strayInfluenceFromAnotherLimbIsFound()
+{
+    // A chain a → b → c → d and a second root e: vertex 7 takes 0.3 of d while it sits on a (3 bones apart), vertex 9
+    // 0.2 of e (another tree); vertex 12 0.005 of d (a smoothing trace, below minInfluence).
+    const Rig rig = stripRig({{"a", {-1, glm::vec3(0.0f)}}, {"b", {0, glm::vec3(0.2f, 0, 0)}}, {"c", {1, glm::vec3(0.4f, 0, 0)}},
+                              {"d", {2, glm::vec3(0.6f, 0, 0)}}, {"e", {-1, glm::vec3(0.0f, 2.0f, 0.0f)}}},
+                             11, [](int col, int row, glm::vec3) {
+                                 const int v = row * 11 + col;
+                                 if (v == 7)
+                                     return std::vector<Influence>{{0u, 0.7f}, {3u, 0.3f}};
+                                 if (v == 9)
+                                     return std::vector<Influence>{{0u, 0.8f}, {4u, 0.2f}};
+                                 if (v == 12)
+                                     return std::vector<Influence>{{0u, 0.995f}, {3u, 0.005f}};
+                                 return std::vector<Influence>{{0u, 0.5f}, {1u, 0.5f}};
+                             });
+    const WeightBands wb = diagnoseWeightBands(rig);
+    QCOMPARE(wb.nonAdjacentVertices, size_t(2));
+    QCOMPARE(wb.nonAdjacentList, (std::vector<uint32_t>{7, 9}));
+    QCOMPARE(wb.nonAdjacentPairs.size(), size_t(2));
+    // Two joints apart is adjacent by default; at distance 1 only, every a/b vertex is still fine, vertex 7 too far.
+    WeightBandSettings strict;
+    strict.adjacentDistance = 3;
+    QCOMPARE(diagnoseWeightBands(rig, strict).nonAdjacentVertices, size_t(1)); // only e's, from another tree
+}
+
+void TestDiagnosis::asymmetricWeightsAcrossMirroredJointsAreFound()
+{
+    // hips at the origin, leg_L at +x, leg_R at -x; weights mirror exactly (leg_L = clamp(x, 0, 1)), then vertex
+    // (col 8, row 1) (x = +0.6) takes 0.15 less of leg_L than its mirror takes of leg_R.
+    auto weights = [](bool perturb) {
+        return [perturb](int col, int row, glm::vec3 p) {
+            const float side = std::min(std::fabs(p.x), 1.0f);
+            float w = side;
+            if (perturb && col == 8 && row == 1)
+                w -= 0.15f;
+            const uint32_t leg = p.x > 0.0f ? 1u : 2u;
+            std::vector<Influence> out;
+            if (w > 0.0f)
+                out.push_back({leg, w});
+            if (w < 1.0f)
+                out.push_back({0u, 1.0f - w});
+            return out;
+        };
+    };
+    const std::vector<std::pair<std::string, std::pair<int, glm::vec3>>> nodes = {
+        {"hips", {-1, glm::vec3(0.0f)}}, {"leg_L", {0, glm::vec3(0.5f, 0.0f, 0.0f)}}, {"leg_R", {0, glm::vec3(-0.5f, 0.0f, 0.0f)}}};
+    const WeightBands same = diagnoseWeightBands(stripRig(nodes, 11, weights(false)));
+    QCOMPARE(same.mirrorAxis, 0);
+    RS_COMPARE_NEAR(same.mirrorOffset, 0.0, 1e-6);
+    QCOMPARE(same.mirroredJoints.size(), size_t(1));
+    QCOMPARE(same.asymmetricVertices, size_t(0));
+    QCOMPARE(same.unmatchedVertices, size_t(0));
+    QVERIFY(same.maxAsymmetry < 1e-6f);
+    const WeightBands off = diagnoseWeightBands(stripRig(nodes, 11, weights(true)));
+    QCOMPARE(off.asymmetricVertices, size_t(2)); // the vertex and its mirror, each against the other
+    QCOMPARE(off.asymmetricList, (std::vector<uint32_t>{11 + 2, 11 + 8}));
+    RS_COMPARE_NEAR(off.maxAsymmetry, 0.15, 1e-5);
+    QCOMPARE(off.asymmetricPairs.size(), size_t(1));
+    QCOMPARE(off.asymmetricPairs[0].nodeA, 1);
+    QCOMPARE(off.asymmetricPairs[0].nodeB, 2);
+}
+
+void TestDiagnosis::realRigsSymmetry()
+{
+    // Fox names its sides b_Left… / b_Right… with different trailing numbers; RobotExpressive …L / …R. Both are
+    // mirrored across x. Fox's weights mirror within 0.001; RobotExpressive's fingers do not.
+    for (const char* file : {"Fox/Fox.glb", "RobotExpressive/RobotExpressive.glb"}) {
+        const std::string path = testutil::assetPath(file);
+        if (!QFileInfo::exists(QString::fromStdString(path)))
+            QSKIP(qPrintable(QStringLiteral("%1 is absent (../shared/assets)").arg(QString::fromStdString(path))));
+        const auto r = importFile(path);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().c_str());
+        const WeightBands wb = diagnoseWeightBands(r.value());
+        QCOMPARE(wb.mirrorAxis, 0);
+        QVERIFY2(std::fabs(wb.mirrorOffset) < 0.01f, qPrintable(QString::number(wb.mirrorOffset)));
+        if (std::string(file).find("Fox") != std::string::npos) {
+            QCOMPARE(wb.mirroredJoints.size(), size_t(7));
+            QCOMPARE(wb.asymmetricVertices, size_t(0));
+            QVERIFY(wb.maxAsymmetry < 0.001f);
+        } else {
+            QVERIFY(wb.mirroredJoints.size() >= 20);
+            QVERIFY(wb.asymmetricVertices > 0);
+            for (const JointPairCount& p : wb.asymmetricPairs)
+                QCOMPARE(mirroredJointName(r->skeleton.nodes[size_t(p.nodeA)].name), r->skeleton.nodes[size_t(p.nodeB)].name);
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestDiagnosis)
