@@ -418,6 +418,46 @@ void Document::setSelectionSet(SelectionSet set)
         setSelectedVertex(int(m_selectionSet.currentVertex()));
 }
 
+void Document::addToSelectionSet(int v)
+{
+    if (!m_loaded || v < 0 || v >= int(m_loaded->rig.vertexCount()))
+        return;
+    std::vector<uint32_t> list = m_selectionSet.empty() ? std::vector<uint32_t>() : *m_selectionSet.vertices;
+    if (list.empty() && m_selectedVertex >= 0 && m_selectedVertex != v)
+        list.push_back(uint32_t(m_selectedVertex)); // a plain click, then Shift+click: both
+    const auto at = std::lower_bound(list.begin(), list.end(), uint32_t(v));
+    if (at == list.end() || *at != uint32_t(v))
+        list.insert(at, uint32_t(v));
+    SelectionSet set;
+    set.label = m_selectionSet.empty() ? tr("picked vertices") : m_selectionSet.label;
+    set.current = size_t(std::lower_bound(list.begin(), list.end(), uint32_t(v)) - list.begin());
+    set.vertices = std::make_shared<const std::vector<uint32_t>>(std::move(list));
+    setSelectionSet(std::move(set));
+}
+
+void Document::toggleInSelectionSet(int v)
+{
+    if (!m_loaded || v < 0 || v >= int(m_loaded->rig.vertexCount()))
+        return;
+    std::vector<uint32_t> list = m_selectionSet.empty() ? std::vector<uint32_t>() : *m_selectionSet.vertices;
+    const auto at = std::lower_bound(list.begin(), list.end(), uint32_t(v));
+    const bool present = at != list.end() && *at == uint32_t(v);
+    if (present)
+        list.erase(at);
+    else
+        list.insert(at, uint32_t(v));
+    SelectionSet set;
+    set.label = m_selectionSet.empty() ? tr("picked vertices") : m_selectionSet.label;
+    if (!list.empty()) {
+        const size_t near = size_t(std::lower_bound(list.begin(), list.end(), uint32_t(v)) - list.begin());
+        set.current = std::min(near, list.size() - 1);
+        set.vertices = std::make_shared<const std::vector<uint32_t>>(std::move(list));
+    }
+    setSelectionSet(std::move(set));
+    if (present && m_selectedVertex == v)
+        setSelectedVertex(-1);
+}
+
 void Document::stepSelectionSet(int delta)
 {
     if (m_selectionSet.empty())

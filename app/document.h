@@ -138,6 +138,10 @@ public:
     void setSelectionSet(SelectionSet set);
     /// Moves the cursor of the selection set by `delta` (wrapping) and selects that vertex.
     void stepSelectionSet(int delta);
+    /// Shift+click: adds global vertex v to a set of picked vertices (a set of another kind, e.g. an Audit finding's,
+    /// is kept and v added to it), and picks v. Ctrl+click: toggles v in it. O(set size).
+    void addToSelectionSet(int v);
+    void toggleInSelectionSet(int v);
 
     // --- the background evaluation (the trusted numbers: status bar, panels, picking) -------------------------------
     /// The latest finished evaluation (every method), or null before the first one.

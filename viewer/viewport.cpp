@@ -1166,8 +1166,9 @@ void Viewport::mouseReleaseEvent(QMouseEvent* e)
         requestRender();
         return;
     }
-    if (e->button() == Qt::LeftButton && m_drag == Drag::Orbit && !m_moved) {
-        // A click: a bone when the skeleton shows and one is under the mouse, else a vertex.
+    if (e->button() == Qt::LeftButton && (m_drag == Drag::Orbit || m_drag == Drag::Pan) && !m_moved) {
+        // A click (Shift+left pans only once it moves): a bone when the skeleton shows and one is under the mouse,
+        // else a vertex, with the modifiers (Shift adds it to the selection, Ctrl toggles it).
         ScreenProjector view;
         if ((m_settings.overlays & OverlaySkeleton) && projectorAt(e->position(), view)) {
             std::vector<Segment> segs;
@@ -1180,7 +1181,7 @@ void Viewport::mouseReleaseEvent(QMouseEvent* e)
                 return;
             }
         }
-        emit pickRequested(e->position());
+        emit pickRequested(e->position(), e->modifiers());
     }
     m_drag = Drag::None;
 }

@@ -77,7 +77,7 @@ public:
     int framesRendered() const { return m_frames; }
 
 signals:
-    void pickRequested(QPointF pos);
+    void pickRequested(QPointF pos, Qt::KeyboardModifiers modifiers);
     void frameRendered(double milliseconds);
     void initFailed(const QString& message);
     /// A click on a bone (skeleton overlay shown): the joint that turns it, i.e. the bone's parent end.

@@ -44,6 +44,7 @@
 #include "rig/io/import.h"
 #include "rig/model/samples.h"
 #include "viewer/picking.h"
+#include "panels/inspect/weights_panel.h"
 #include "viewer/viewport.h"
 
 namespace app {
@@ -133,15 +134,23 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
     });
     connect(m_viewport, &viewer::Viewport::rotateFinished, this, [this](int) { m_rotateGesture = 0; });
     connect(m_doc, &Document::evaluationChanged, this, &MainWindow::onEvaluationChanged);
-    connect(m_viewport, &viewer::Viewport::pickRequested, this, [this](QPointF px) {
+    connect(m_viewport, &viewer::Viewport::pickRequested, this, [this](QPointF px, Qt::KeyboardModifiers mods) {
         glm::vec3 origin, dir;
         if (!m_doc->loaded() || !m_viewport->rayAt(px, origin, dir))
             return;
+        m_pickModifiers = mods; // the newest click's: picks answer in request order, the newest wins
         // Against the vertices of the latest evaluation, on the evaluator's thread (after any pending evaluation).
         const float tolerance = 12.0f * m_viewport->pixelAngle();
         m_doc->evaluator()->requestPick(origin, dir, tolerance, m_doc->display().method);
     });
-    connect(m_doc->evaluator(), &Evaluator::picked, this, [this](int vertex) { m_doc->setSelectedVertex(vertex); });
+    connect(m_doc->evaluator(), &Evaluator::picked, this, [this](int vertex) {
+        if (vertex >= 0 && (m_pickModifiers & Qt::ShiftModifier))
+            m_doc->addToSelectionSet(vertex);
+        else if (vertex >= 0 && (m_pickModifiers & Qt::ControlModifier))
+            m_doc->toggleInSelectionSet(vertex);
+        else
+            m_doc->setSelectedVertex(vertex);
+    });
     connect(m_doc->evaluator(), &Evaluator::boxReady, this, [this](int tag, Box box) {
         if (tag != kFrameSelectionTag || box.empty())
             return;
@@ -217,6 +226,13 @@ void MainWindow::buildDocks()
     m_audit = new panels::AuditPanel(m_doc, this);
     QDockWidget* audit = add(m_audit, tr("Audit"), QStringLiteral("dock.audit"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_vertexDock, audit);
+    m_weights = new panels::WeightsPanel(m_doc, this);
+    QDockWidget* weights = add(m_weights, tr("Weights"), QStringLiteral("dock.weights"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(audit, weights);
+    connect(m_weights, &panels::WeightsPanel::frameVertexRequested, this, [this](uint32_t v) {
+        m_doc->evaluator()->requestBox(std::make_shared<const std::vector<uint32_t>>(1, v), m_doc->display().method,
+                                       kFrameSelectionTag);
+    });
     m_vertexDock->raise();
     connect(m_audit, &panels::AuditPanel::frameRequested, this, &MainWindow::frameSelection);
     m_timeline = new panels::TimelinePanel(m_doc, this);

@@ -21,6 +21,7 @@ namespace panels {
 class AuditPanel;
 class BonesPanel;
 class MethodsPanel;
+class WeightsPanel;
 class MorphPanel;
 class TimelinePanel;
 }
@@ -41,6 +42,7 @@ public:
     panels::MorphPanel* morphPanel() const { return m_morphs; }
     panels::TimelinePanel* timelinePanel() const { return m_timeline; }
     panels::AuditPanel* auditPanel() const { return m_audit; }
+    panels::WeightsPanel* weightsPanel() const { return m_weights; }
     /// Adds a file to the front of the recent list (persisted).
     void addRecentFile(const QString& path);
     QStringList recentFiles() const;
@@ -111,6 +113,8 @@ private:
     panels::TimelinePanel* m_timeline = nullptr;
     panels::AuditPanel* m_audit = nullptr;
     panels::MethodsPanel* m_methods = nullptr;
+    panels::WeightsPanel* m_weights = nullptr;
+    Qt::KeyboardModifiers m_pickModifiers;
     int m_rotateGesture = 0;
     rig::JointEdit m_rotateStart;
 };

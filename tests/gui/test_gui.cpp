@@ -20,6 +20,8 @@
 #include "gltf_files.h"
 #include "gui_util.h"
 #include "app/gui/main_window.h"
+#include "panels/inspect/weights_model.h"
+#include "panels/inspect/weights_panel.h"
 #include "viewer/viewport.h"
 
 using guitest::classify;
@@ -138,6 +140,21 @@ void TestGui::pickingSelectsTheVertexUnderTheCursor()
     const QPoint pos = guitest::project(vp, p);
     QTest::mouseClick(vp, Qt::LeftButton, Qt::NoModifier, pos);
     QTRY_COMPARE(doc.selectedVertex(), target);
+    // Shift+click adds two more vertices to a selection (with the one picked first), Ctrl+click takes one out again;
+    // the Weights dock lists them.
+    const int second = 2 * 41 + 10, third = 4 * 41 + 30;
+    for (int v : {second, third}) {
+        QTest::mouseClick(vp, Qt::LeftButton, Qt::ShiftModifier,
+                          guitest::project(vp, doc.evaluation().meshes[0].linear.positions[size_t(v)]));
+        QTRY_COMPARE(doc.selectedVertex(), v);
+    }
+    QCOMPARE(*doc.selectionSet().vertices, (std::vector<uint32_t>{uint32_t(second), uint32_t(target), uint32_t(third)}));
+    QCOMPARE(w.weightsPanel()->model()->rowCount(), 3);
+    QTest::mouseClick(vp, Qt::LeftButton, Qt::ControlModifier,
+                      guitest::project(vp, doc.evaluation().meshes[0].linear.positions[size_t(target)]));
+    QTRY_COMPARE(doc.selectionSet().size(), size_t(2));
+    QCOMPARE(*doc.selectionSet().vertices, (std::vector<uint32_t>{uint32_t(second), uint32_t(third)}));
+    QCOMPARE(w.weightsPanel()->model()->rowCount(), 2);
 }
 
 void TestGui::failedLoadKeepsThePreviousRig()

@@ -15,6 +15,12 @@
 #include "panels/stats/method_stats_model.h"
 #include "panels/stats/methods_panel.h"
 #include "panels/inspect/vertex_panel.h"
+#include "panels/inspect/weights_model.h"
+#include "panels/inspect/weights_panel.h"
+
+#include <QClipboard>
+#include <QHeaderView>
+#include <QSortFilterProxyModel>
 
 class TestPanels : public QObject {
     Q_OBJECT
@@ -23,6 +29,9 @@ private slots:
     void methodsModelPassesTheTester();
     void vertexPanelShowsRawWeightsAndErrors();
     void auditPanelListsFindingsAndSelectsVertices();
+    void weightsTableListsTheSelectionsRawWeights();
+    void shiftAndCtrlPicksBuildTheSelection();
+    void weightsTableOfAFindingOnARealRig();
 };
 
 void TestPanels::methodsTableMatchesTheCpuEvaluation()
@@ -160,6 +169,112 @@ void TestPanels::auditPanelListsFindingsAndSelectsVertices()
     QCOMPARE(doc.display().influences, 8);
     QVERIFY(rebuilt.wait(20000));
     QCOMPARE(doc.loaded()->runtime.influencesPerVertex, 8);
+}
+
+void TestPanels::weightsTableListsTheSelectionsRawWeights()
+{
+    // The twist tube's rings k = 0, 20, 25, 30 of the first column (vertex = k): twist weighs clamp((k − 10) / 20, 0, 1)
+    // and root the rest; a zero weight is not stored, so its cell is empty.
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("twist_tube")));
+    panels::WeightsPanel panel(&doc);
+    QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(panel.model()->rowCount(), 0);
+    app::SelectionSet set;
+    set.label = QStringLiteral("test");
+    set.vertices = std::make_shared<const std::vector<uint32_t>>(std::vector<uint32_t>{0, 20, 25, 30});
+    doc.setSelectionSet(set);
+    const panels::WeightsModel* m = panel.model();
+    QCOMPARE(m->rowCount(), 4);
+    QCOMPARE(m->columnCount(), 6);
+    QStringList headers;
+    for (int c = 0; c < m->columnCount(); ++c)
+        headers << m->headerData(c, Qt::Horizontal).toString();
+    QCOMPARE(headers, (QStringList{"Mesh", "Vertex", "root", "twist", "Σw", "Influences"}));
+    const QString csv = m->toText(QLatin1Char(','));
+    QCOMPARE(csv, QStringLiteral("Mesh,Vertex,root,twist,Σw,Influences\n"
+                                 "twist_tube,0,1.0000,,1.0000,1\n"
+                                 "twist_tube,20,0.5000,0.5000,1.0000,2\n"
+                                 "twist_tube,25,0.2500,0.7500,1.0000,2\n"
+                                 "twist_tube,30,,1.0000,1.0000,1\n"));
+    QCOMPARE(m->toText(QLatin1Char('\t')).section(QLatin1Char('\n'), 2, 2), QStringLiteral("twist_tube\t20\t0.5000\t0.5000\t1.0000\t2"));
+    // Sorted by the twist column, largest first: the rows follow, and so does the copy.
+    panel.view()->sortByColumn(3, Qt::DescendingOrder);
+    QCOMPARE(panel.tableText(QLatin1Char(',')).section(QLatin1Char('\n'), 1, 1), QStringLiteral("twist_tube,30,,1.0000,1.0000,1"));
+    QCOMPARE(panel.tableText(QLatin1Char(',')).section(QLatin1Char('\n'), 4, 4), QStringLiteral("twist_tube,0,1.0000,,1.0000,1"));
+    // A click on a row picks its vertex.
+    panel.resize(600, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy framed(&panel, &panels::WeightsPanel::frameVertexRequested);
+    const QModelIndex second = panel.view()->model()->index(1, 0); // vertex 25 in this order
+    QTest::mouseClick(panel.view()->viewport(), Qt::LeftButton, Qt::NoModifier, panel.view()->visualRect(second).center());
+    QCOMPARE(doc.selectedVertex(), 25);
+    QCOMPARE(framed.count(), 1);
+    QCOMPARE(framed.at(0).at(0).value<uint32_t>(), 25u);
+    // The copy button puts the table on the clipboard (the selected row: the one clicked).
+    panel.findChild<QPushButton*>(QStringLiteral("copyCsv"))->click();
+    QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("Mesh,Vertex,root,twist,Σw,Influences\ntwist_tube,25,0.2500,0.7500,1.0000,2\n"));
+    // No selection: no rows.
+    doc.setSelectionSet(app::SelectionSet{});
+    QCOMPARE(m->rowCount(), 0);
+}
+
+void TestPanels::shiftAndCtrlPicksBuildTheSelection()
+{
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("twist_tube")));
+    doc.setSelectedVertex(7);
+    doc.addToSelectionSet(3); // a click on 7, then Shift+click on 3: both
+    QCOMPARE(*doc.selectionSet().vertices, (std::vector<uint32_t>{3, 7}));
+    QCOMPARE(doc.selectionSet().label, QStringLiteral("picked vertices"));
+    QCOMPARE(doc.selectedVertex(), 3);
+    doc.addToSelectionSet(9);
+    doc.addToSelectionSet(3); // already in: once
+    QCOMPARE(*doc.selectionSet().vertices, (std::vector<uint32_t>{3, 7, 9}));
+    doc.toggleInSelectionSet(7); // Ctrl+click: out
+    QCOMPARE(*doc.selectionSet().vertices, (std::vector<uint32_t>{3, 9}));
+    doc.toggleInSelectionSet(12); // Ctrl+click: in
+    QCOMPARE(*doc.selectionSet().vertices, (std::vector<uint32_t>{3, 9, 12}));
+    QCOMPARE(doc.selectedVertex(), 12);
+    doc.toggleInSelectionSet(3);
+    doc.toggleInSelectionSet(9);
+    doc.toggleInSelectionSet(12);
+    QVERIFY(doc.selectionSet().empty());
+    QCOMPARE(doc.selectedVertex(), -1);
+    doc.addToSelectionSet(int(doc.loaded()->rig.vertexCount())); // out of range: nothing
+    QVERIFY(doc.selectionSet().empty());
+}
+
+void TestPanels::weightsTableOfAFindingOnARealRig()
+{
+    // CesiumMan's weights-not-normalised finding (210 vertices): the table's Σw column is each vertex's raw sum
+    // (computed here from the file's influences), none of them 1 within the validator's tolerance.
+    app::Document doc;
+    QSignalSpy done(&doc, &app::Document::loadFinished);
+    doc.openFile(QString::fromStdString(testutil::assetPath("CesiumMan/cesium_man.gltf")));
+    QVERIFY(done.wait(20000));
+    panels::AuditPanel audit(&doc);
+    panels::WeightsPanel panel(&doc);
+    QTreeWidget* tree = audit.tree();
+    QTreeWidgetItem* finding = nullptr;
+    for (int i = 0; i < tree->topLevelItemCount(); ++i)
+        if (tree->topLevelItem(i)->text(1) == QLatin1String("weights-not-normalised"))
+            finding = tree->topLevelItem(i);
+    QVERIFY(finding);
+    tree->setCurrentItem(finding);
+    const panels::WeightsModel* m = panel.model();
+    QCOMPARE(m->rowCount(), 210);
+    const rig::Mesh& mesh = doc.loaded()->rig.meshes[0];
+    for (int r = 0; r < m->rowCount(); ++r) {
+        const uint32_t v = m->vertexAt(r);
+        double sum = 0.0;
+        for (uint32_t i = mesh.influenceOffsets[v]; i < mesh.influenceOffsets[v + 1]; ++i)
+            sum += mesh.influences[i].weight;
+        QCOMPARE(m->data(m->index(r, m->sumColumn()), panels::WeightsModel::kSortRole).toDouble(), sum);
+        QVERIFY(std::fabs(sum - 1.0) > 2e-7);
+    }
+    QVERIFY(m->columnCount() > 4);
 }
 
 QTEST_MAIN(TestPanels)
