@@ -71,10 +71,27 @@ int dominantAxis(const glm::vec3& dir)
     return a.x >= a.y && a.x >= a.z ? 0 : a.y >= a.z ? 1 : 2;
 }
 
+namespace {
+
+/// The Euler angles of `degrees` about unit `axis`: on that axis alone, as the artist set them, where the axis is a
+/// local one (the rotation is then exactly that Euler rotation); decomposed otherwise.
+glm::vec3 eulerOfAxisAngle(const glm::vec3& axis, float degrees)
+{
+    const int k = dominantAxis(axis);
+    if (std::fabs(axis[k]) >= 1.0f - 1e-6f) {
+        glm::vec3 deg(0.0f);
+        deg[k] = axis[k] > 0.0f ? degrees : -degrees;
+        return deg;
+    }
+    return eulerXYZFromMatrix(axisAngle(axis, degrees), glm::vec3(0.0f));
+}
+
+} // namespace
+
 JointEdit twistEdit(const glm::vec3& bone, float degrees)
 {
     JointEdit e;
-    e.rotateDeg = eulerXYZFromMatrix(axisAngle(bone, degrees), glm::vec3(0.0f));
+    e.rotateDeg = eulerOfAxisAngle(glm::normalize(bone), degrees);
     return e;
 }
 
@@ -86,7 +103,7 @@ JointEdit bendEdit(const glm::vec3& bone, float degrees)
     glm::vec3 axis = a.z <= a.x && a.z <= a.y ? glm::vec3(0, 0, 1) : a.y <= a.x ? glm::vec3(0, 1, 0) : glm::vec3(1, 0, 0);
     axis = glm::normalize(axis - b * glm::dot(b, axis));
     JointEdit e;
-    e.rotateDeg = eulerXYZFromMatrix(axisAngle(axis, degrees), glm::vec3(0.0f));
+    e.rotateDeg = eulerOfAxisAngle(axis, degrees);
     return e;
 }
 

@@ -24,7 +24,8 @@ glm::vec3 boneAxis(const Rig& rig, int node);
 /// The local axis (0 x, 1 y, 2 z) most aligned with `dir`.
 int dominantAxis(const glm::vec3& dir);
 
-/// Lesson edits of a joint with bone axis `bone` (unit, local):
+/// Lesson edits of a joint with bone axis `bone` (unit, local). A rotation about a local axis keeps the angle as set
+/// (twist 180° about +Y is rotate (0, 180, 0), not its decomposition (−180, 0, −180)):
 /// twist: rotate `degrees` about the bone (the candy wrapper at 180°);
 JointEdit twistEdit(const glm::vec3& bone, float degrees);
 /// bend: rotate `degrees` about the local axis perpendicular to the bone that is least aligned with it, made

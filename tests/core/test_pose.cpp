@@ -306,6 +306,16 @@ void TestPose::lessonEditsActAboutTheBone()
     // Bend 90: the bone turns a right angle (about an axis perpendicular to it).
     const JointEdit bd = bendEdit(bone, 90.0f);
     RS_COMPARE_NEAR(glm::dot(eulerXYZ(bd.rotateDeg) * bone, bone), 0.0f, 1e-5f);
+    // About a local axis the angles read as they were set: the twist on Y alone, the bend on Z alone; a bone along -X
+    // twists by -θ about X. Off the axes they are decomposed, and still the same rotation.
+    QCOMPARE(tw.rotateDeg, glm::vec3(0.0f, 180.0f, 0.0f));
+    QCOMPARE(bd.rotateDeg, glm::vec3(0.0f, 0.0f, 90.0f));
+    QCOMPARE(twistEdit(glm::vec3(-1, 0, 0), 90.0f).rotateDeg, glm::vec3(-90.0f, 0.0f, 0.0f));
+    QCOMPARE(twistEdit(glm::vec3(0, 0, 1), 135.0f).rotateDeg, glm::vec3(0.0f, 0.0f, 135.0f));
+    const glm::vec3 slanted = glm::normalize(glm::vec3(1, 1, 0));
+    const JointEdit ts = twistEdit(slanted, 120.0f);
+    compareVec(eulerXYZ(ts.rotateDeg) * slanted, slanted, 1e-5f);
+    compareVec(eulerXYZ(ts.rotateDeg) * glm::vec3(0, 0, 1), axisAngle(slanted, 120.0f) * glm::vec3(0, 0, 1), 1e-5f);
     // Squash: the bone's axis (Y) gets `along`, the others `across`.
     const JointEdit sq = squashEdit(bone, 0.5f, 1.5f);
     compareVec(sq.scale, glm::vec3(1.5f, 0.5f, 1.5f));
