@@ -1,6 +1,7 @@
 #include "rig/io/report.h"
 
 #include "rig/analysis/diagnosis/blend_scale.h"
+#include "rig/analysis/diagnosis/causes.h"
 #include "rig/analysis/diagnosis/weight_bands.h"
 #include "rig/analysis/weight_checks.h"
 
@@ -172,6 +173,9 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
     writeStats(j, runtime.baseline.tangent);
     j.endObject();
 
+    // The candy-wrapper scale loss of linear blending (rig/analysis/diagnosis/blend_scale.h), used by the causes too.
+    const CandyWrapper cw = measureCandyWrapper(rig, runtime, eval, settings.threads);
+
     j.key("methods");
     j.beginObject();
     for (Method m : eval.methods) {
@@ -194,6 +198,20 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
         }
         j.key("singular_vertices");
         j.integer((long long)st.singularVertices);
+        // Why the wrong vertices are wrong (rig/analysis/diagnosis/causes.h).
+        const ErrorCauses causes = classifyErrorCauses(rig, runtime, eval, cw, m, settings);
+        j.key("causes");
+        j.beginObject();
+        j.key("threshold_deg");
+        j.number(causes.thresholdDeg);
+        j.key("counts");
+        j.beginObject();
+        for (int c = 1; c < kErrorCauseCount; ++c) {
+            j.key(errorCauseId(ErrorCause(c)));
+            j.integer((long long)causes.counts[size_t(c)]);
+        }
+        j.endObject();
+        j.endObject();
         j.endObject();
     }
     j.endObject();
@@ -209,8 +227,6 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
         j.string(nodeName(rig, n));
     j.endArray();
 
-    // The candy-wrapper scale loss of linear blending (rig/analysis/diagnosis/blend_scale.h).
-    const CandyWrapper cw = measureCandyWrapper(rig, runtime, eval, settings.threads);
     auto vertexRef = [&](size_t mesh, size_t vertex) {
         j.beginObject();
         j.key("mesh");

@@ -9,6 +9,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "rig/analysis/diagnosis/blend_scale.h"
+#include "rig/analysis/diagnosis/causes.h"
 #include "rig/analysis/diagnosis/weight_bands.h"
 #include "rig/io/import.h"
 #include "rig/deform/deform.h"
@@ -116,6 +117,9 @@ private slots:
     void strayInfluenceFromAnotherLimbIsFound();
     void asymmetricWeightsAcrossMirroredJointsAreFound();
     void realRigsSymmetry();
+    void errorCausesNameEachSamplesLesson();
+    void tiltedAuthoringIsTheBaselineNotSkinning();
+    void morphsWithoutNormalDeltasAreNamed();
 };
 
 void TestDiagnosis::smallestSingularValueOfKnownMatrices()
@@ -394,6 +398,95 @@ void TestDiagnosis::realRigsSymmetry()
                 QCOMPARE(mirroredJointName(r->skeleton.nodes[size_t(p.nodeA)].name), r->skeleton.nodes[size_t(p.nodeB)].name);
         }
     }
+}
+
+namespace {
+
+ErrorCauses causesAt(const Rig& rig, const Pose& pose, Method m, DeformSettings settings = {})
+{
+    const RigRuntime rt = buildRuntime(rig, 4);
+    auto resolved = resolvePose(rig, pose);
+    if (!resolved)
+        qFatal("pose: %s", resolved.error().c_str());
+    Evaluation e;
+    evaluate(rig, rt, resolved.value(), allMethods(), settings, e);
+    return classifyErrorCauses(rig, rt, e, measureCandyWrapper(rig, rt, e), m, settings);
+}
+
+size_t flagged(const ErrorCauses& c)
+{
+    size_t n = 0;
+    for (int i = 1; i < kErrorCauseCount; ++i)
+        n += c.counts[size_t(i)];
+    return n;
+}
+
+Pose clipAt(const char* clip, double time)
+{
+    Pose p;
+    p.clip = clip;
+    p.time = time;
+    return p;
+}
+
+} // namespace
+
+void TestDiagnosis::errorCausesNameEachSamplesLesson()
+{
+    // The ramp stretched ×2 on one joint: every wrong vertex of linear is non-rigid, and the cofactor has none.
+    const Rig ramp = testutil::sample("ramp");
+    const ErrorCauses stretched = causesAt(ramp, clipAt("stretch", 1.0), Method::Linear);
+    QVERIFY(flagged(stretched) > 0);
+    QCOMPARE(stretched.counts[size_t(ErrorCause::NonRigid)], flagged(stretched));
+    QCOMPARE(flagged(causesAt(ramp, clipAt("stretch", 1.0), Method::Cofactor)), size_t(0));
+    // The lift strip: rigid joints, weights that change across the triangles: the weight gradient, which the jacobian
+    // removes.
+    const Rig strip = testutil::sample("lift_strip");
+    const ErrorCauses lifted = causesAt(strip, clipAt("lift", 2.0), Method::Linear);
+    QVERIFY(lifted.counts[size_t(ErrorCause::WeightGradient)] > flagged(lifted) / 2);
+    QCOMPARE(lifted.counts[size_t(ErrorCause::NonRigid)], size_t(0));
+    QCOMPARE(lifted.counts[size_t(ErrorCause::Collapse)], size_t(0));
+    QCOMPARE(flagged(causesAt(strip, clipAt("lift", 2.0), Method::Jacobian)), size_t(0));
+    // The tube twisted 180°: collapse above all, the rings at w = 0.35 and 0.65 (k = 17, 23: scale 0.3) among them (the
+    // even ring itself collapses onto the axis: no normal, no error); dual quaternions have no wrong vertex.
+    const Rig tube = testutil::sample("twist_tube");
+    const ErrorCauses twisted = causesAt(tube, clipAt("twist", 2.0), Method::Linear);
+    for (int c = 1; c < kErrorCauseCount; ++c)
+        QVERIFY(twisted.counts[size_t(ErrorCause::Collapse)] >= twisted.counts[size_t(c)]);
+    for (size_t v = 0; v < tube.meshes[0].vertexCount(); ++v)
+        if (v % 41 == 17 || v % 41 == 23)
+            QCOMPARE(twisted.perVertex[0][v], ErrorCause::Collapse);
+    QCOMPARE(flagged(causesAt(tube, clipAt("twist", 2.0), Method::DualQuaternion)), size_t(0));
+    QCOMPARE(std::string(errorCauseId(ErrorCause::WeightGradient)), std::string("weight_gradient"));
+}
+
+void TestDiagnosis::tiltedAuthoringIsTheBaselineNotSkinning()
+{
+    // Custom normals 10° off the triangles, turned rigidly: 10° of error everywhere, none of it skinning's.
+    Pose pose;
+    pose.joints["root"].rotateDeg = glm::vec3(30.0f, 60.0f, 10.0f);
+    for (testutil::PropUvs uvs : {testutil::PropUvs::Kept, testutil::PropUvs::None}) {
+        const Rig prop = testutil::tiltedProp(uvs);
+        const ErrorCauses c = causesAt(prop, pose, Method::Linear);
+        QCOMPARE(c.counts[size_t(ErrorCause::AuthoringBaseline)], prop.meshes[0].vertexCount());
+        QCOMPARE(flagged(c), prop.meshes[0].vertexCount());
+    }
+}
+
+void TestDiagnosis::morphsWithoutNormalDeltasAreNamed()
+{
+    // The sheet's towel twist at full weight: with its normal deltas there is no morph cause; with them switched off,
+    // the vertices it moves and leaves wrong are morph_without_deltas.
+    const Rig sheet = testutil::sample("sheet");
+    Pose pose;
+    pose.morphs["towel_twist"] = 1.0f;
+    DeformSettings with, without;
+    without.morphNormals = false;
+    const ErrorCauses on = causesAt(sheet, pose, Method::Linear, with);
+    const ErrorCauses off = causesAt(sheet, pose, Method::Linear, without);
+    QCOMPARE(on.counts[size_t(ErrorCause::MorphWithoutDeltas)], size_t(0));
+    QVERIFY(off.counts[size_t(ErrorCause::MorphWithoutDeltas)] > 0);
+    QVERIFY(flagged(off) > flagged(on));
 }
 
 QTEST_GUILESS_MAIN(TestDiagnosis)

@@ -284,6 +284,13 @@ void TestReportCli::candyWrapperOfTheTwistTubeTurned162Degrees()
     QCOMPARE(bands.size(), 1);
     QCOMPARE(bands[0]["vertices"].toInt(), blended);
     QCOMPARE(bands[0]["below_0_7"].toInt(), below07);
+    // The causes of linear's wrong vertices: every key, and the twist's collapse among them.
+    const QJsonObject causes = parse(o)[QLatin1String("methods")].toObject()[QLatin1String("linear")].toObject()[QLatin1String("causes")].toObject();
+    QCOMPARE(causes["threshold_deg"].toDouble(), 5.0);
+    QCOMPARE(causes["counts"].toObject().keys(),
+             (QStringList{"authoring_baseline", "collapse", "morph_without_deltas", "non_rigid", "other", "weight_gradient"}));
+    QVERIFY(causes["counts"].toObject()["collapse"].toInt() > 0);
+    QCOMPARE(causes["counts"].toObject()["morph_without_deltas"].toInt(), 0);
     const QJsonArray scale = cw["scale"].toArray(), volume = cw["volume"].toArray();
     QCOMPARE(scale.size(), 41 * 33);
     QCOMPARE(volume.size(), 41 * 33);

@@ -10,16 +10,20 @@
 
 namespace rig {
 
-double smallestSingularValue(const glm::dmat3& a)
+void extremeSingularValues(const glm::dmat3& a, double& smallest, double& largest)
 {
     // The eigenvalues of the symmetric b = aᵀa (Smith's closed form): λ = q + 2p cos(φ + 2πk/3), the smallest at k = 1.
     const glm::dmat3 b = glm::transpose(a) * a;
     const double off = b[1][0] * b[1][0] + b[2][0] * b[2][0] + b[2][1] * b[2][1];
     const double q = (b[0][0] + b[1][1] + b[2][2]) / 3.0;
+    smallest = largest = 0.0;
     if (!(q > 0.0) || !std::isfinite(q))
-        return 0.0;
-    if (off <= 1e-30 * q * q) // diagonal
-        return std::sqrt(std::max(0.0, std::min({b[0][0], b[1][1], b[2][2]})));
+        return;
+    if (off <= 1e-30 * q * q) { // diagonal
+        smallest = std::sqrt(std::max(0.0, std::min({b[0][0], b[1][1], b[2][2]})));
+        largest = std::sqrt(std::max({b[0][0], b[1][1], b[2][2]}));
+        return;
+    }
     const double d0 = b[0][0] - q, d1 = b[1][1] - q, d2 = b[2][2] - q;
     const double p = std::sqrt((d0 * d0 + d1 * d1 + d2 * d2 + 2.0 * off) / 6.0);
     glm::dmat3 c = b;
@@ -27,15 +31,23 @@ double smallestSingularValue(const glm::dmat3& a)
         c[i][i] -= q;
     const double r = std::clamp(glm::determinant(c) / (2.0 * p * p * p), -1.0, 1.0);
     const double phi = std::acos(r) / 3.0;
-    const double smallest = q + 2.0 * p * std::cos(phi + 2.0 * 3.14159265358979323846 / 3.0);
+    const double low = q + 2.0 * p * std::cos(phi + 2.0 * 3.14159265358979323846 / 3.0);
+    const double high = q + 2.0 * p * std::cos(phi);
+    const double middle = 3.0 * q - high - low;
+    largest = std::sqrt(std::max(0.0, high));
     // Where a is nearly singular the closed form's smallest eigenvalue is a difference of large terms; det(b) / (the
     // product of the two others) gives it to full relative precision.
-    const double largest = q + 2.0 * p * std::cos(phi);
-    const double middle = 3.0 * q - largest - smallest;
-    const double det = glm::determinant(a);
-    if (middle > 0.0 && largest > 0.0 && smallest < 1e-4 * largest)
-        return std::fabs(det) / std::sqrt(middle * largest);
-    return std::sqrt(std::max(0.0, smallest));
+    if (middle > 0.0 && high > 0.0 && low < 1e-4 * high)
+        smallest = std::fabs(glm::determinant(a)) / std::sqrt(middle * high);
+    else
+        smallest = std::sqrt(std::max(0.0, low));
+}
+
+double smallestSingularValue(const glm::dmat3& a)
+{
+    double smallest = 0.0, largest = 0.0;
+    extremeSingularValues(a, smallest, largest);
+    return smallest;
 }
 
 bool BlendScaleJob::validate() const
@@ -43,7 +55,8 @@ bool BlendScaleJob::validate() const
     if (perVertex != 4 && perVertex != 8)
         return false;
     const size_t n = outScale.size();
-    if (outVolume.size() != n || joints.size() != n * size_t(perVertex) || weights.size() != joints.size())
+    if (outVolume.size() != n || joints.size() != n * size_t(perVertex) || weights.size() != joints.size() ||
+        (!outIsotropy.empty() && outIsotropy.size() != n))
         return false;
     for (uint16_t j : joints)
         if (j >= palette.size())
@@ -70,10 +83,16 @@ void BlendScaleJob::run(size_t first, size_t last) const
         if (!(s > 0.0) || !std::isfinite(s) || !std::isfinite(glm::determinant(a))) {
             outScale[v] = kUndefinedScale;
             outVolume[v] = 0.0f;
+            if (!outIsotropy.empty())
+                outIsotropy[v] = kUndefinedScale;
             continue;
         }
-        outScale[v] = float(smallestSingularValue(a) / s);
+        double smallest = 0.0, largest = 0.0;
+        extremeSingularValues(a, smallest, largest);
+        outScale[v] = float(smallest / s);
         outVolume[v] = float(glm::determinant(a) / (s * s * s));
+        if (!outIsotropy.empty())
+            outIsotropy[v] = largest > 0.0 ? float(smallest / largest) : kUndefinedScale;
     }
 }
 
@@ -95,6 +114,7 @@ CandyWrapper measureCandyWrapper(const Rig& rig, const RigRuntime& runtime, cons
     CandyWrapper out;
     out.scale.resize(rig.meshes.size());
     out.volume.resize(rig.meshes.size());
+    out.isotropy.resize(rig.meshes.size());
     std::map<std::pair<int, int>, BlendBand> bands;
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         const Mesh& mesh = rig.meshes[m];
@@ -107,8 +127,10 @@ CandyWrapper measureCandyWrapper(const Rig& rig, const RigRuntime& runtime, cons
         job.joints = stream.joints;
         job.weights = stream.weights;
         job.palette = eval.meshes[m].palette;
+        out.isotropy[m].assign(n, kUndefinedScale);
         job.outScale = out.scale[m];
         job.outVolume = out.volume[m];
+        job.outIsotropy = out.isotropy[m];
         if (!job.validate())
             continue; // the evaluation is of another rig: every vertex stays undefined
         parallelFor(n, 4096, threads, [&job](size_t b, size_t e) { job.run(b, e); });

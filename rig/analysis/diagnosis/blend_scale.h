@@ -29,6 +29,8 @@ inline constexpr float kUndefinedScale = -1.0f;
 
 /// The smallest singular value of a, in double precision (the eigenvalues of aᵀa in closed form); ≥ 0.
 double smallestSingularValue(const glm::dmat3& a);
+/// The smallest and largest singular values of a (0 for a zero or non-finite matrix).
+void extremeSingularValues(const glm::dmat3& a, double& smallest, double& largest);
 
 /// Fills outScale[v] and outVolume[v] for v in [first, last) (the definitions above). joints and weights: K per
 /// vertex (InfluenceStream), indices into palette. All spans of one mesh; no allocation.
@@ -39,6 +41,9 @@ struct BlendScaleJob {
     std::span<const JointFrame> palette;
     std::span<float> outScale;
     std::span<float> outVolume;
+    /// Optional (empty: not written): σ_min(A) / σ_max(A), 1 for a rotation or a uniform scale, below where the blend
+    /// scales or shears unevenly; kUndefinedScale where undefined.
+    std::span<float> outIsotropy;
 
     bool validate() const;
     void run(size_t first, size_t last) const;
@@ -56,6 +61,7 @@ struct BlendBand {
 /// The whole rig's candy-wrapper state in one pose.
 struct CandyWrapper {
     std::vector<std::vector<float>> scale, volume; ///< per mesh, per vertex
+    std::vector<std::vector<float>> isotropy;      ///< per mesh, per vertex: BlendScaleJob::outIsotropy
     float minScale = 1.0f;                       ///< over every defined vertex (1 for a rig with no blend)
     int worstMesh = -1;                          ///< -1: no vertex with a defined scale
     size_t worstVertex = 0;
