@@ -285,7 +285,7 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
             for (size_t m = 0; m < values->size(); ++m)
                 for (size_t v = 0; v < (*values)[m].size(); ++v) {
                     const float x = (*values)[m][v];
-                    (name == std::string_view("scale") ? x < 0.0f : cw.scale[m][v] < 0.0f) ? j.null() : j.number(x);
+                    cw.scale[m][v] < 0.0f ? j.null() : j.number(x); // scale and volume are undefined together
                 }
             j.endArray();
         }

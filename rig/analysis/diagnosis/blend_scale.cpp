@@ -96,17 +96,6 @@ void BlendScaleJob::run(size_t first, size_t last) const
     }
 }
 
-namespace {
-
-int depthOf(const Rig& rig, int node)
-{
-    int d = 0;
-    for (int n = node; n >= 0; n = rig.skeleton.nodes[size_t(n)].parent)
-        ++d;
-    return d;
-}
-
-} // namespace
 
 CandyWrapper measureCandyWrapper(const Rig& rig, const RigRuntime& runtime, const Evaluation& eval, unsigned threads)
 {
@@ -116,6 +105,10 @@ CandyWrapper measureCandyWrapper(const Rig& rig, const RigRuntime& runtime, cons
     out.volume.resize(rig.meshes.size());
     out.isotropy.resize(rig.meshes.size());
     std::map<std::pair<int, int>, BlendBand> bands;
+    // Each node's depth in the hierarchy (parents come before their children), once, not per vertex.
+    std::vector<int> depth(rig.skeleton.nodes.size(), 0);
+    for (size_t n = 0; n < depth.size(); ++n)
+        depth[n] = rig.skeleton.nodes[n].parent >= 0 ? depth[size_t(rig.skeleton.nodes[n].parent)] + 1 : 0;
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         const Mesh& mesh = rig.meshes[m];
         const InfluenceStream& stream = runtime.meshes[m].stream;
@@ -162,7 +155,7 @@ CandyWrapper measureCandyWrapper(const Rig& rig, const RigRuntime& runtime, cons
             if (second != k) {
                 a = nodeOf(stream.joints[v * k + first]);
                 b = nodeOf(stream.joints[v * k + second]);
-                if (a >= 0 && b >= 0 && (depthOf(rig, a) > depthOf(rig, b) || (depthOf(rig, a) == depthOf(rig, b) && a > b)))
+                if (a >= 0 && b >= 0 && (depth[size_t(a)] > depth[size_t(b)] || (depth[size_t(a)] == depth[size_t(b)] && a > b)))
                     std::swap(a, b);
             }
             if (out.worstMesh < 0 || s < out.minScale) {
