@@ -118,7 +118,7 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
     connect(m_doc, &Document::selectionSetChanged, this, [this] { m_viewport->setSelectionSet(m_doc->selectionSet().vertices); });
     connect(m_viewport, &viewer::Viewport::jointPicked, m_doc, &Document::setSelectedJoint);
     // The rotate manipulator: a drag is one undo step; each move turns the joint about its own axis from where the drag
-    // began (E' = E · R_axis(δ)), written back as XYZ Euler angles continuous with the start.
+    // began (E' = E · R_axis(δ)), written back as Euler angles in the joint's rotate order, continuous with the start.
     connect(m_viewport, &viewer::Viewport::rotateStarted, this, [this](int node, int) {
         m_rotateGesture = m_doc->beginGesture();
         m_rotateStart = m_doc->jointEdit(node);
@@ -127,7 +127,8 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
         rig::JointEdit e = m_rotateStart;
         glm::vec3 a(0.0f);
         a[axis] = 1.0f;
-        e.rotateDeg = rig::eulerXYZFromMatrix(rig::eulerXYZ(m_rotateStart.rotateDeg) * rig::axisAngle(a, degrees), m_rotateStart.rotateDeg);
+        e.rotateDeg = rig::eulerFromMatrix(rig::eulerRotation(m_rotateStart.rotateDeg, e.rotateOrder) * rig::axisAngle(a, degrees),
+                                           e.rotateOrder, m_rotateStart.rotateDeg);
         const char* names[3] = {"X", "Y", "Z"};
         m_doc->editJoint(node, e, tr("Rotate %1 about %2").arg(QString::fromStdString(m_doc->loaded()->rig.skeleton.nodes[size_t(node)].name), QLatin1String(names[axis])),
                          m_rotateGesture);

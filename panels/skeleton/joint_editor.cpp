@@ -1,5 +1,6 @@
 #include "joint_editor.h"
 
+#include <QComboBox>
 #include <QDateTime>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
@@ -65,7 +66,29 @@ JointEditor::JointEditor(app::Document* doc, QWidget* parent) : QWidget(parent),
         const int row = f + f / 3; // a header row per group
         if (f % 3 == 0) {
             auto* header = new QLabel(QStringLiteral("<b>%1</b>").arg(tr(groups[f / 3])), m_fields);
-            grid->addWidget(header, row - 0, 0, 1, 3);
+            grid->addWidget(header, row - 0, 0, 1, f == RotateX ? 2 : 3);
+        }
+        if (f == RotateX) {
+            m_order = new QComboBox(m_fields);
+            m_order->setObjectName(QStringLiteral("rotateOrder"));
+            for (int o = 0; o < rig::kRotateOrderCount; ++o)
+                m_order->addItem(QString::fromLatin1(rig::rotateOrderName(rig::RotateOrder(o))));
+            m_order->setToolTip(tr("Rotate order: the first letter turns first (xyz: X, then Y, then Z), as Maya's. "
+                                   "Changing it keeps the angles, so the rotation changes."));
+            grid->addWidget(m_order, row, 2);
+            connect(m_order, &QComboBox::activated, this, [this](int o) {
+                const int joint = m_doc->selectedJoint();
+                if (!m_doc->isAddressable(joint))
+                    return;
+                rig::JointEdit e = m_doc->jointEdit(joint);
+                if (e.rotateOrder == rig::RotateOrder(o))
+                    return;
+                e.rotateOrder = rig::RotateOrder(o);
+                m_doc->editJoint(joint, e,
+                                 tr("Rotate Order %1 of %2")
+                                     .arg(QString::fromLatin1(rig::rotateOrderName(e.rotateOrder)),
+                                          QString::fromStdString(m_doc->loaded()->rig.skeleton.nodes[size_t(joint)].name)));
+            });
         }
         auto* label = new QLabel(QString::fromLatin1(axes[f % 3]), m_fields);
         auto* slider = new QSlider(Qt::Horizontal, m_fields);
@@ -107,11 +130,14 @@ JointEditor::JointEditor(app::Document* doc, QWidget* parent) : QWidget(parent),
     auto* buttons = new QHBoxLayout;
     m_reset = new QPushButton(tr("Reset Joint"), this);
     m_reset->setObjectName(QStringLiteral("resetJoint"));
-    m_reset->setToolTip(tr("Removes this joint's edit (back to the rest or sampled pose)"));
+    m_reset->setToolTip(tr("Removes this joint's edit (back to the rest or sampled pose); its rotate order stays"));
     connect(m_reset, &QPushButton::clicked, this, [this] {
         const int j = targetJoint();
-        if (j >= 0)
-            m_doc->editJoint(j, rig::JointEdit{}, tr("Reset Joint"));
+        if (j >= 0) {
+            rig::JointEdit reset;
+            reset.rotateOrder = m_doc->jointEdit(j).rotateOrder;
+            m_doc->editJoint(j, reset, tr("Reset Joint"));
+        }
     });
     m_presets = new QToolButton(this);
     m_presets->setObjectName(QStringLiteral("presets"));
@@ -137,7 +163,7 @@ JointEditor::JointEditor(app::Document* doc, QWidget* parent) : QWidget(parent),
         if (m_sweepJoint >= 0 && m_doc->loaded()) {
             const glm::vec3 axis = rig::boneAxis(m_doc->loaded()->rig, m_sweepJoint);
             rig::JointEdit e = m_doc->jointEdit(m_sweepJoint);
-            e.rotateDeg = rig::twistEdit(axis, float(180.0 * t)).rotateDeg;
+            e.rotateDeg = rig::twistEdit(axis, float(180.0 * t), e.rotateOrder).rotateDeg;
             m_doc->editJoint(m_sweepJoint, e, tr("Candy-Wrapper Twist"), m_sweepGesture);
         }
         if (t >= 1.0)
@@ -200,6 +226,10 @@ void JointEditor::sync()
     m_reset->setEnabled(editable);
     m_presets->setEnabled(targetJoint() >= 0 && m_doc->isAddressable(targetJoint()));
     const rig::JointEdit e = m_doc->jointEdit(joint);
+    {
+        const QSignalBlocker bo(m_order);
+        m_order->setCurrentIndex(int(e.rotateOrder));
+    }
     for (int f = 0; f < FieldCount; ++f) {
         const Row& r = m_rows[size_t(f)];
         const double v = double(component(e, Field(f)));
@@ -244,7 +274,7 @@ void JointEditor::twist(float degrees)
     if (!m_doc->isAddressable(j))
         return;
     rig::JointEdit e = m_doc->jointEdit(j);
-    e.rotateDeg = rig::twistEdit(rig::boneAxis(m_doc->loaded()->rig, j), degrees).rotateDeg;
+    e.rotateDeg = rig::twistEdit(rig::boneAxis(m_doc->loaded()->rig, j), degrees, e.rotateOrder).rotateDeg;
     m_doc->editJoint(j, e, tr("Bone Twist"));
 }
 
@@ -254,7 +284,7 @@ void JointEditor::bend(float degrees)
     if (!m_doc->isAddressable(j))
         return;
     rig::JointEdit e = m_doc->jointEdit(j);
-    e.rotateDeg = rig::bendEdit(rig::boneAxis(m_doc->loaded()->rig, j), degrees).rotateDeg;
+    e.rotateDeg = rig::bendEdit(rig::boneAxis(m_doc->loaded()->rig, j), degrees, e.rotateOrder).rotateDeg;
     m_doc->editJoint(j, e, tr("Bone Bend"));
 }
 

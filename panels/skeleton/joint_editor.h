@@ -1,4 +1,4 @@
-// The selected joint's transform: rotate X/Y/Z (degrees, XYZ Euler as the pose file), translate and scale per axis
+// The selected joint's transform: rotate X/Y/Z (degrees, Euler angles in the joint's rotate order), translate and scale per axis
 // (non-uniform allowed), each a slider with a spin box; reset joint; the lesson presets. Every change is an undoable
 // pose edit; a slider drag is one undo step.
 #pragma once
@@ -7,6 +7,7 @@
 
 #include <array>
 
+class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QSlider;
@@ -29,6 +30,8 @@ public:
     enum Field { RotateX, RotateY, RotateZ, TranslateX, TranslateY, TranslateZ, ScaleX, ScaleY, ScaleZ, FieldCount };
     QSlider* slider(Field f) const { return m_rows[size_t(f)].slider; }
     QDoubleSpinBox* spinBox(Field f) const { return m_rows[size_t(f)].spin; }
+    /// The rotate order (xyz, yzx, zxy, xzy, yxz, zyx, as Maya lists them); a change keeps the angles, as Maya does.
+    QComboBox* rotateOrderBox() const { return m_order; }
 
     /// The joint the editor and presets act on: the selected one, else the sample's lesson joint, else -1.
     int targetJoint() const;
@@ -53,6 +56,7 @@ private:
 
     app::Document* m_doc;
     QLabel* m_title = nullptr;
+    QComboBox* m_order = nullptr;
     QWidget* m_fields = nullptr;
     std::array<Row, FieldCount> m_rows;
     QPushButton* m_reset = nullptr;

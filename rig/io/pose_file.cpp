@@ -63,13 +63,21 @@ Result<Pose> parsePose(std::string_view text, const std::string& name)
                 JointEdit edit;
                 for (size_t f = 0; f < o.size(); ++f) {
                     const std::string_view field = o.keyAt(f);
+                    if (field == "rotate_order") {
+                        const json::Value v = o.valueAt(f);
+                        if (!v.isString() || !parseRotateOrder(v.string(), edit.rotateOrder))
+                            return err("joints." + quoted(joint) +
+                                       ".rotate_order must be one of \"xyz\", \"yzx\", \"zxy\", \"xzy\", \"yxz\", "
+                                       "\"zyx\"");
+                        continue;
+                    }
                     glm::vec3* target = field == "rotate"      ? &edit.rotateDeg
                                         : field == "translate" ? &edit.translate
                                         : field == "scale"     ? &edit.scale
                                                                : nullptr;
                     if (!target)
                         return err("joints." + quoted(joint) + ": unknown key \"" + quoted(field) +
-                                   "\" (expected rotate, translate, scale)");
+                                   "\" (expected rotate, rotate_order, translate, scale)");
                     if (!readVec3(o.valueAt(f), *target))
                         return err("joints." + quoted(joint) + "." + std::string(field) +
                                    " must be an array of 3 finite numbers");
@@ -167,6 +175,10 @@ std::string writePoseJson(const Pose& pose)
             w.StartObject();
             if (edit.rotateDeg != glm::vec3(0.0f))
                 vec3("rotate", edit.rotateDeg);
+            if (edit.rotateOrder != RotateOrder::XYZ) {
+                w.Key("rotate_order");
+                w.String(rotateOrderName(edit.rotateOrder));
+            }
             if (edit.translate != glm::vec3(0.0f))
                 vec3("translate", edit.translate);
             if (edit.scale != glm::vec3(1.0f))

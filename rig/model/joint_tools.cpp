@@ -40,6 +40,28 @@ glm::vec3 eulerXYZFromMatrix(const glm::mat3& r, const glm::vec3& nearDeg)
                      nearestEquivalent(c * kRadToDeg, nearDeg.z));
 }
 
+glm::vec3 eulerFromMatrix(const glm::mat3& r, RotateOrder order, const glm::vec3& nearDeg)
+{
+    // Relabel the axes so the order becomes xyz: P maps the order's first axis to X, its second to Y, its third to Z.
+    // P R P^T is then an xyz rotation whose angles are the order's, negated where P is a reflection (an odd
+    // permutation turns each rotation's sense).
+    int axis[3];
+    for (int step = 0; step < 3; ++step)
+        axis[step] = rotateOrderAxis(order, step);
+    glm::mat3 p(0.0f);
+    for (int step = 0; step < 3; ++step)
+        p[axis[step]][step] = 1.0f; // (P v)[step] = v[axis[step]]
+    const float sigma = glm::determinant(p);
+    glm::vec3 nearPermuted;
+    for (int step = 0; step < 3; ++step)
+        nearPermuted[step] = sigma * nearDeg[axis[step]];
+    const glm::vec3 permuted = eulerXYZFromMatrix(p * r * glm::transpose(p), nearPermuted);
+    glm::vec3 out;
+    for (int step = 0; step < 3; ++step)
+        out[axis[step]] = sigma * permuted[step];
+    return out;
+}
+
 glm::mat3 axisAngle(const glm::vec3& axis, float degrees)
 {
     const glm::vec3 k = glm::normalize(axis);
@@ -75,7 +97,7 @@ namespace {
 
 /// The Euler angles of `degrees` about unit `axis`: on that axis alone, as the artist set them, where the axis is a
 /// local one (the rotation is then exactly that Euler rotation); decomposed otherwise.
-glm::vec3 eulerOfAxisAngle(const glm::vec3& axis, float degrees)
+glm::vec3 eulerOfAxisAngle(const glm::vec3& axis, float degrees, RotateOrder order)
 {
     const int k = dominantAxis(axis);
     if (std::fabs(axis[k]) >= 1.0f - 1e-6f) {
@@ -83,19 +105,20 @@ glm::vec3 eulerOfAxisAngle(const glm::vec3& axis, float degrees)
         deg[k] = axis[k] > 0.0f ? degrees : -degrees;
         return deg;
     }
-    return eulerXYZFromMatrix(axisAngle(axis, degrees), glm::vec3(0.0f));
+    return eulerFromMatrix(axisAngle(axis, degrees), order, glm::vec3(0.0f));
 }
 
 } // namespace
 
-JointEdit twistEdit(const glm::vec3& bone, float degrees)
+JointEdit twistEdit(const glm::vec3& bone, float degrees, RotateOrder order)
 {
     JointEdit e;
-    e.rotateDeg = eulerOfAxisAngle(glm::normalize(bone), degrees);
+    e.rotateOrder = order;
+    e.rotateDeg = eulerOfAxisAngle(glm::normalize(bone), degrees, order);
     return e;
 }
 
-JointEdit bendEdit(const glm::vec3& bone, float degrees)
+JointEdit bendEdit(const glm::vec3& bone, float degrees, RotateOrder order)
 {
     // The local axis least aligned with the bone, made perpendicular to it.
     const glm::vec3 b = glm::normalize(bone);
@@ -103,7 +126,8 @@ JointEdit bendEdit(const glm::vec3& bone, float degrees)
     glm::vec3 axis = a.z <= a.x && a.z <= a.y ? glm::vec3(0, 0, 1) : a.y <= a.x ? glm::vec3(0, 1, 0) : glm::vec3(1, 0, 0);
     axis = glm::normalize(axis - b * glm::dot(b, axis));
     JointEdit e;
-    e.rotateDeg = eulerOfAxisAngle(axis, degrees);
+    e.rotateOrder = order;
+    e.rotateDeg = eulerOfAxisAngle(axis, degrees, order);
     return e;
 }
 

@@ -10,16 +10,48 @@ namespace rig {
 
 bool JointEdit::isIdentity() const
 {
-    return rotateDeg == glm::vec3(0.0f) && translate == glm::vec3(0.0f) && scale == glm::vec3(1.0f);
+    return rotateDeg == glm::vec3(0.0f) && translate == glm::vec3(0.0f) && scale == glm::vec3(1.0f) &&
+           rotateOrder == RotateOrder::XYZ;
 }
 
-glm::mat3 eulerXYZ(const glm::vec3& degrees)
+namespace {
+
+constexpr const char* kOrderNames[kRotateOrderCount] = {"xyz", "yzx", "zxy", "xzy", "yxz", "zyx"};
+
+} // namespace
+
+const char* rotateOrderName(RotateOrder order) { return kOrderNames[int(order)]; }
+
+bool parseRotateOrder(std::string_view name, RotateOrder& out)
 {
-    const glm::mat4 rx = glm::rotate(glm::mat4(1.0f), radians(degrees.x), glm::vec3(1, 0, 0));
-    const glm::mat4 ry = glm::rotate(glm::mat4(1.0f), radians(degrees.y), glm::vec3(0, 1, 0));
-    const glm::mat4 rz = glm::rotate(glm::mat4(1.0f), radians(degrees.z), glm::vec3(0, 0, 1));
-    return glm::mat3(rz * ry * rx);
+    if (name.size() != 3)
+        return false;
+    for (int o = 0; o < kRotateOrderCount; ++o) {
+        bool same = true;
+        for (size_t i = 0; i < 3; ++i)
+            same = same && (name[i] == kOrderNames[o][i] || name[i] == kOrderNames[o][i] - ('a' - 'A'));
+        if (same) {
+            out = RotateOrder(o);
+            return true;
+        }
+    }
+    return false;
 }
+
+int rotateOrderAxis(RotateOrder order, int step) { return kOrderNames[int(order)][step] - 'x'; }
+
+glm::mat3 eulerRotation(const glm::vec3& degrees, RotateOrder order)
+{
+    static const glm::vec3 kAxes[3] = {glm::vec3(1, 0, 0), glm::vec3(0, 1, 0), glm::vec3(0, 0, 1)};
+    glm::mat4 r(1.0f);
+    for (int step = 0; step < 3; ++step) {
+        const int a = rotateOrderAxis(order, step);
+        r = glm::rotate(glm::mat4(1.0f), radians(degrees[a]), kAxes[a]) * r; // a later rotation multiplies on the left
+    }
+    return glm::mat3(r);
+}
+
+glm::mat3 eulerXYZ(const glm::vec3& degrees) { return eulerRotation(degrees, RotateOrder::XYZ); }
 
 namespace {
 
@@ -317,7 +349,7 @@ void evaluateWorld(const Rig& rig, const ResolvedPose& pose, std::vector<glm::ma
         const size_t i = size_t(node);
         modified[i] = 1;
         // Edits compose with the (base or sampled) TRS. A sheared base matrix keeps its 3x3 and gains the edit on the right.
-        const glm::mat3 editRot = eulerXYZ(edit.rotateDeg);
+        const glm::mat3 editRot = eulerRotation(edit.rotateDeg, edit.rotateOrder);
         if (!useTrs[i] && sheared(i)) {
             glm::mat4 m = local[i];
             const glm::mat3 r = glm::mat3(m) * editRot * glm::mat3(glm::scale(glm::mat4(1.0f), edit.scale));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -14,13 +15,27 @@
 
 namespace rig {
 
+/// The order in which a joint's three Euler angles apply, named as Maya names them: "xyz" rotates about X first, then
+/// Y, then Z (R = Rz Ry Rx for column vectors), "zxy" about Z first, then X, then Y (R = Ry Rx Rz), and so on.
+enum class RotateOrder : uint8_t { XYZ, YZX, ZXY, XZY, YXZ, ZYX };
+constexpr int kRotateOrderCount = 6;
+
+/// "xyz", "yzx", ... (lower case, as pose files and Maya write them).
+const char* rotateOrderName(RotateOrder order);
+/// Parses a name as rotateOrderName writes it (lower or upper case); false for anything else.
+bool parseRotateOrder(std::string_view name, RotateOrder& out);
+/// The axes in the order they apply: axis(order, 0) is the first rotation's axis (0 x, 1 y, 2 z).
+int rotateOrderAxis(RotateOrder order, int step);
+
 /// A user's edit of one joint, applied after the rest (or sampled) local transform:
-/// rotation = local * eulerXYZ(rotateDeg) (X first, then Y, then Z, in the joint's local frame),
+/// rotation = local * eulerRotation(rotateDeg, rotateOrder) (in the joint's local frame; xyz unless set),
 /// translation = local + translate, scale = local * scale (componentwise).
 struct JointEdit {
     glm::vec3 rotateDeg{0.0f};
     glm::vec3 translate{0.0f};
     glm::vec3 scale{1.0f};
+    RotateOrder rotateOrder = RotateOrder::XYZ;
+    /// No rotation, translation or scale, and the default order (an edit that only sets the order is kept).
     bool isIdentity() const;
 };
 
@@ -50,6 +65,8 @@ struct ResolvedPose {
 
 /// Rotation matrix of XYZ Euler angles in degrees: X applied first, then Y, then Z (Rz * Ry * Rx).
 glm::mat3 eulerXYZ(const glm::vec3& degrees);
+/// Rotation matrix of Euler angles in degrees (degrees.x about X, .y about Y, .z about Z) applied in `order`.
+glm::mat3 eulerRotation(const glm::vec3& degrees, RotateOrder order);
 
 /// Resolves names; fails with a message naming the first unknown joint, morph target or clip.
 Result<ResolvedPose> resolvePose(const Rig& rig, const Pose& pose);

@@ -58,6 +58,12 @@ private slots:
     void axisAngleTurnsRightHanded();
     void boneAxisPointsToChildElseAwayFromParent();
     void lessonEditsActAboutTheBone();
+    void eachRotateOrderIsTheProductItNames_data();
+    void eachRotateOrderIsTheProductItNames();
+    void eulerFromMatrixInvertsEveryOrder();
+    void rotateOrderAppliesInTheEvaluatedPose();
+    void rotateOrderRoundTripsThroughThePoseFile();
+    void lessonEditsKeepTheirAnglesInAnyOrder();
 };
 
 void TestPose::eulerOrderIsXThenYThenZ()
@@ -202,6 +208,10 @@ void TestPose::poseFileErrors_data()
     QTest::newRow("bad joint key") << QByteArray(R"({"joints": {"a": {"rotation": [1, 2, 3]}}})") << "rotation";
     QTest::newRow("morph not number") << QByteArray(R"({"morphs": {"smile": "max"}})") << "morphs.smile";
     QTest::newRow("negative clip") << QByteArray(R"({"clip": -1})") << "clip";
+    QTest::newRow("unknown rotate order") << QByteArray(R"({"joints": {"a": {"rotate_order": "xxy"}}})")
+                                          << "joints.a.rotate_order";
+    QTest::newRow("rotate order number") << QByteArray(R"({"joints": {"a": {"rotate_order": 2}}})")
+                                         << "joints.a.rotate_order";
     QTest::newRow("time string") << QByteArray(R"({"time": "now"})") << "time";
 }
 
@@ -320,6 +330,153 @@ void TestPose::lessonEditsActAboutTheBone()
     const JointEdit sq = squashEdit(bone, 0.5f, 1.5f);
     compareVec(sq.scale, glm::vec3(1.5f, 0.5f, 1.5f));
     QVERIFY(sq.rotateDeg == glm::vec3(0.0f));
+}
+
+namespace {
+
+/// The rotation about one axis by degrees, written out (columns), independent of eulerRotation.
+glm::mat3 about(int axis, float degrees)
+{
+    const float t = glm::radians(degrees), c = std::cos(t), s = std::sin(t);
+    glm::mat3 m(1.0f);
+    const int i = (axis + 1) % 3, j = (axis + 2) % 3;
+    m[i][i] = c, m[j][j] = c, m[i][j] = s, m[j][i] = -s; // right-handed: i turns towards j
+    return m;
+}
+
+void compareMat(const glm::mat3& a, const glm::mat3& b, float tol = 1e-5f)
+{
+    for (int c = 0; c < 3; ++c)
+        for (int r = 0; r < 3; ++r)
+            RS_COMPARE_NEAR(a[c][r], b[c][r], tol);
+}
+
+} // namespace
+
+void TestPose::eachRotateOrderIsTheProductItNames_data()
+{
+    // Maya's names: the first letter rotates first, so it is the rightmost factor for column vectors.
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("first");
+    QTest::addColumn<int>("second");
+    QTest::addColumn<int>("third");
+    QTest::newRow("xyz: Rz Ry Rx") << "xyz" << 0 << 1 << 2;
+    QTest::newRow("yzx: Rx Rz Ry") << "yzx" << 1 << 2 << 0;
+    QTest::newRow("zxy: Ry Rx Rz") << "zxy" << 2 << 0 << 1;
+    QTest::newRow("xzy: Ry Rz Rx") << "xzy" << 0 << 2 << 1;
+    QTest::newRow("yxz: Rz Rx Ry") << "yxz" << 1 << 0 << 2;
+    QTest::newRow("zyx: Rx Ry Rz") << "zyx" << 2 << 1 << 0;
+}
+
+void TestPose::eachRotateOrderIsTheProductItNames()
+{
+    QFETCH(QString, name);
+    QFETCH(int, first);
+    QFETCH(int, second);
+    QFETCH(int, third);
+    RotateOrder order{};
+    QVERIFY(parseRotateOrder(name.toStdString(), order));
+    QCOMPARE(QString::fromLatin1(rotateOrderName(order)), name);
+    QVERIFY(parseRotateOrder(name.toUpper().toStdString(), order));
+    const glm::vec3 deg(31.0f, -57.0f, 112.0f);
+    const glm::mat3 expected = about(third, deg[third]) * about(second, deg[second]) * about(first, deg[first]);
+    compareMat(eulerRotation(deg, order), expected);
+    // The six orders give six different rotations of these angles (the order matters).
+    for (int o = 0; o < kRotateOrderCount; ++o)
+        if (RotateOrder(o) != order) {
+            const glm::mat3 other = eulerRotation(deg, RotateOrder(o));
+            float diff = 0.0f;
+            for (int c = 0; c < 3; ++c)
+                diff = std::max(diff, glm::length(other[c] - expected[c]));
+            QVERIFY2(diff > 0.1f, rotateOrderName(RotateOrder(o)));
+        }
+}
+
+void TestPose::eulerFromMatrixInvertsEveryOrder()
+{
+    for (int o = 0; o < kRotateOrderCount; ++o) {
+        const RotateOrder order = RotateOrder(o);
+        const char* name = rotateOrderName(order);
+        // Away from gimbal lock the angles come back exactly, and near a hint a full turn away they keep the turn.
+        const glm::vec3 deg(25.0f, -40.0f, 70.0f);
+        const glm::mat3 r = eulerRotation(deg, order);
+        const glm::vec3 back = eulerFromMatrix(r, order, glm::vec3(0.0f));
+        for (int i = 0; i < 3; ++i)
+            QVERIFY2(std::fabs(back[i] - deg[i]) < 1e-3f, name);
+        const int firstAxis = rotateOrderAxis(order, 0);
+        glm::vec3 turned = deg;
+        turned[firstAxis] += 360.0f;
+        const glm::vec3 nearTurn = eulerFromMatrix(r, order, turned);
+        for (int i = 0; i < 3; ++i)
+            QVERIFY2(std::fabs(nearTurn[i] - turned[i]) < 1e-3f, name);
+        // At gimbal lock (the middle axis at 90°) the first axis keeps the hint's angle and the rotation is the same.
+        glm::vec3 locked(50.0f, 50.0f, 50.0f);
+        locked[rotateOrderAxis(order, 1)] = 90.0f;
+        glm::vec3 hint = locked;
+        hint[firstAxis] = 20.0f;
+        const glm::vec3 e = eulerFromMatrix(eulerRotation(locked, order), order, hint);
+        QVERIFY2(std::fabs(e[firstAxis] - 20.0f) < 1e-3f, name);
+        compareMat(eulerRotation(e, order), eulerRotation(locked, order), 1e-4f);
+    }
+}
+
+void TestPose::rotateOrderAppliesInTheEvaluatedPose()
+{
+    // Node a's local rotation with an edit is rest * R(order). With (90, 90, 0) in yxz, Y turns first and sends z to x,
+    // then X leaves x; in xyz, X turns first and sends z to -y, then Y leaves -y.
+    const Rig r = twoNodeRig();
+    Pose pose;
+    pose.joints["a"].rotateDeg = {90, 90, 0};
+    pose.joints["a"].rotateOrder = RotateOrder::YXZ;
+    auto resolved = resolvePose(r, pose);
+    QVERIFY(resolved.ok());
+    std::vector<glm::mat4> world;
+    evaluateWorld(r, resolved.value(), world);
+    const glm::mat3 rest = glm::mat3_cast(r.skeleton.nodes[0].rest.rotation);
+    compareVec(glm::mat3(world[0]) * glm::vec3(0, 0, 1), rest * glm::vec3(1, 0, 0));
+    pose.joints["a"].rotateOrder = RotateOrder::XYZ;
+    resolved = resolvePose(r, pose);
+    evaluateWorld(r, resolved.value(), world);
+    compareVec(glm::mat3(world[0]) * glm::vec3(0, 0, 1), rest * glm::vec3(0, -1, 0));
+}
+
+void TestPose::rotateOrderRoundTripsThroughThePoseFile()
+{
+    Pose pose;
+    pose.joints["lift"].rotateDeg = glm::vec3(10.0f, 20.0f, 30.0f);
+    pose.joints["lift"].rotateOrder = RotateOrder::ZXY;
+    pose.joints["order only"].rotateOrder = RotateOrder::YZX; // no angles yet: the order is still the joint's
+    pose.joints["plain"].rotateDeg = glm::vec3(5.0f, 0.0f, 0.0f);
+    const std::string text = writePoseJson(pose);
+    QVERIFY2(text.find("\"rotate_order\": \"zxy\"") != std::string::npos, text.c_str());
+    auto back = parsePose(text, "saved.json");
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().c_str());
+    QCOMPARE(back->joints.size(), size_t(3));
+    QVERIFY(back->joints.at("lift").rotateOrder == RotateOrder::ZXY);
+    QCOMPARE(back->joints.at("lift").rotateDeg, glm::vec3(10.0f, 20.0f, 30.0f));
+    QVERIFY(back->joints.at("order only").rotateOrder == RotateOrder::YZX);
+    // Absent: xyz, and xyz is not written, so every earlier pose file reads (and writes) as before.
+    QVERIFY(back->joints.at("plain").rotateOrder == RotateOrder::XYZ);
+    QCOMPARE(writePoseJson(back.value()), text);
+    auto old = parsePose(R"({"joints": {"a": {"rotate": [1, 2, 3]}}})", "old.json");
+    QVERIFY(old.ok());
+    QVERIFY(old->joints.at("a").rotateOrder == RotateOrder::XYZ);
+    QVERIFY(writePoseJson(old.value()).find("rotate_order") == std::string::npos);
+}
+
+void TestPose::lessonEditsKeepTheirAnglesInAnyOrder()
+{
+    // On a local axis the preset's angle stays on that axis in every order; off the axes the decomposition is in the
+    // joint's order and still the rotation about the bone.
+    const glm::vec3 slanted = glm::normalize(glm::vec3(1, 1, 0));
+    for (int o = 0; o < kRotateOrderCount; ++o) {
+        const RotateOrder order = RotateOrder(o);
+        const JointEdit tw = twistEdit(glm::vec3(0, 1, 0), 180.0f, order);
+        QVERIFY(tw.rotateOrder == order);
+        QCOMPARE(tw.rotateDeg, glm::vec3(0.0f, 180.0f, 0.0f));
+        const JointEdit ts = twistEdit(slanted, 120.0f, order);
+        compareMat(eulerRotation(ts.rotateDeg, order), axisAngle(slanted, 120.0f), 1e-5f);
+    }
 }
 
 #include "test_pose.moc"

@@ -34,8 +34,8 @@ using glm::dvec3;
 
 // ---- The oracle: double precision, written here ---------------------------------------------------------------
 
-/// R = Rz Ry Rx of degrees (X first), the pose file's convention.
-dmat3 eulerXYZ(const glm::vec3& degrees)
+/// The edit's rotation: the three axis rotations in the order its name spells ("zxy": Z first, so R = Ry Rx Rz).
+dmat3 eulerEdit(const glm::vec3& degrees, rig::RotateOrder order)
 {
     const double k = 3.14159265358979323846 / 180.0;
     auto rot = [](double a, int axis) {
@@ -45,7 +45,13 @@ dmat3 eulerXYZ(const glm::vec3& degrees)
         m[i][i] = c, m[j][j] = c, m[i][j] = s, m[j][i] = -s; // columns: rotate i towards j
         return m;
     };
-    return rot(degrees.z * k, 2) * rot(degrees.y * k, 1) * rot(degrees.x * k, 0);
+    const char* name = rig::rotateOrderName(order);
+    dmat3 r(1.0);
+    for (int step = 0; step < 3; ++step) {
+        const int axis = name[step] - 'x';
+        r = rot(degrees[axis] * k, axis) * r;
+    }
+    return r;
 }
 
 /// Polar decomposition M = Q S (det M > 0) by Higham's iteration Q <- (Q + Q^{-T}) / 2.
@@ -105,7 +111,7 @@ struct OracleRig {
                     continue;
                 Trs t = local[i];
                 if (auto it = pose.joints.find(names[i]); it != pose.joints.end()) {
-                    t.r = t.r * eulerXYZ(it->second.rotateDeg);
+                    t.r = t.r * eulerEdit(it->second.rotateDeg, it->second.rotateOrder);
                     t.t += dvec3(it->second.translate);
                     t.s *= dvec3(it->second.scale);
                 }
@@ -341,11 +347,13 @@ OracleCase makeCase(const QString& name)
     c.raw = {rawInfluences(g)};
     c.positions = {attribute(g, "POSITION")};
     c.normals = {attribute(g, "NORMAL")};
-    // Edits on a few joints of the hierarchy (a rotation at the root propagates to all), one of them non-uniform.
+    // Edits on a few joints of the hierarchy (a rotation at the root propagates to all), one of them non-uniform, in
+    // every rotate order in turn.
     const rig::Skin& skin = c.rig.skins.at(0);
     for (size_t j = 0; j < skin.joints.size(); j += 3) {
         rig::JointEdit& e = c.pose.joints[c.rig.skeleton.nodes[size_t(skin.joints[j])].name];
         e.rotateDeg = glm::vec3(7.0f * float(j % 4), -11.0f, 13.0f);
+        e.rotateOrder = rig::RotateOrder((j / 3) % rig::kRotateOrderCount);
         if (j == 3)
             e.scale = glm::vec3(1.0f, 1.3f, 0.8f);
     }

@@ -95,6 +95,7 @@ private slots:
     void filterKeepsMatchesAndTheirAncestors();
     void rotateSliderDragIsOneUndoStep();
     void typedSpinValueIsExactAndUndoable();
+    void rotateOrderChoiceKeepsTheAnglesAndIsOneUndoStep();
     void scaleIsPerAxis();
     void unnamedNodesCannotBePosed();
     void presetsActOnTheLessonJointWithoutASelection();
@@ -255,6 +256,40 @@ void TestPosingPanels::rotateSliderDragIsOneUndoStep()
     QCOMPARE(x->value(), 0);
     doc.undoStack()->redo();
     QCOMPARE(doc.jointEdit(lower).rotateDeg.x, dragged);
+}
+
+void TestPosingPanels::rotateOrderChoiceKeepsTheAnglesAndIsOneUndoStep()
+{
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("elbow"))); // lesson: lower at Z 60°, lower selected
+    panels::BonesPanel panel(&doc);
+    panel.resize(320, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    const int lower = doc.loaded()->rig.skeleton.find("lower");
+    QComboBox* order = panel.editor()->rotateOrderBox();
+    QCOMPARE(order->currentText(), QStringLiteral("xyz"));
+    typeInto(panel.editor()->spinBox(panels::JointEditor::RotateX), QStringLiteral("30"));
+    const int before = doc.undoStack()->count();
+    order->setFocus();
+    QTest::keyClick(order, Qt::Key_Down); // the next order, as an artist steps through them
+    QCOMPARE(order->currentText(), QStringLiteral("yzx"));
+    QVERIFY(doc.jointEdit(lower).rotateOrder == rig::RotateOrder::YZX);
+    QCOMPARE(doc.jointEdit(lower).rotateDeg, glm::vec3(30.0f, 0.0f, 60.0f)); // the angles as set, as Maya keeps them
+    QCOMPARE(doc.undoStack()->count(), before + 1);
+    // A slider in the new order changes only its angle; the Reset Joint button keeps the order.
+    typeInto(panel.editor()->spinBox(panels::JointEditor::RotateY), QStringLiteral("-15"));
+    QCOMPARE(doc.jointEdit(lower).rotateDeg, glm::vec3(30.0f, -15.0f, 60.0f));
+    QVERIFY(doc.jointEdit(lower).rotateOrder == rig::RotateOrder::YZX);
+    QTest::mouseClick(panel.findChild<QPushButton*>(QStringLiteral("resetJoint")), Qt::LeftButton);
+    QCOMPARE(doc.jointEdit(lower).rotateDeg, glm::vec3(0.0f));
+    QVERIFY(doc.jointEdit(lower).rotateOrder == rig::RotateOrder::YZX);
+    QCOMPARE(order->currentText(), QStringLiteral("yzx"));
+    // Undo back past the choice: xyz again, and the combo box follows.
+    while (doc.undoStack()->index() > before)
+        doc.undoStack()->undo();
+    QCOMPARE(order->currentText(), QStringLiteral("xyz"));
+    QCOMPARE(doc.jointEdit(lower).rotateDeg, glm::vec3(30.0f, 0.0f, 60.0f));
 }
 
 void TestPosingPanels::typedSpinValueIsExactAndUndoable()
