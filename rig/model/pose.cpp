@@ -8,11 +8,12 @@
 
 namespace rig {
 
-bool JointEdit::isIdentity() const
+bool JointEdit::changesTransform() const
 {
-    return rotateDeg == glm::vec3(0.0f) && translate == glm::vec3(0.0f) && scale == glm::vec3(1.0f) &&
-           rotateOrder == RotateOrder::XYZ;
+    return rotateDeg != glm::vec3(0.0f) || translate != glm::vec3(0.0f) || scale != glm::vec3(1.0f);
 }
+
+bool JointEdit::isIdentity() const { return !changesTransform() && rotateOrder == RotateOrder::XYZ; }
 
 namespace {
 
@@ -343,7 +344,7 @@ void evaluateWorld(const Rig& rig, const ResolvedPose& pose, std::vector<glm::ma
 
     std::vector<char> modified(useTrs);
     for (const auto& [node, edit] : pose.joints) {
-        if (edit.isIdentity())
+        if (!edit.changesTransform())
             continue;
         Transform t = trs[size_t(node)];
         const size_t i = size_t(node);

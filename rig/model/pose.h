@@ -35,7 +35,9 @@ struct JointEdit {
     glm::vec3 translate{0.0f};
     glm::vec3 scale{1.0f};
     RotateOrder rotateOrder = RotateOrder::XYZ;
-    /// No rotation, translation or scale, and the default order (an edit that only sets the order is kept).
+    /// Some rotation, translation or scale: the joint's transform differs from its base. An order alone changes nothing.
+    bool changesTransform() const;
+    /// Nothing to keep: no change of the transform and the default order (an edit that only sets the order is kept).
     bool isIdentity() const;
 };
 

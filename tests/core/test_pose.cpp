@@ -62,6 +62,7 @@ private slots:
     void eachRotateOrderIsTheProductItNames();
     void eulerFromMatrixInvertsEveryOrder();
     void rotateOrderAppliesInTheEvaluatedPose();
+    void anOrderAloneLeavesTheJointAtItsBindPose();
     void rotateOrderRoundTripsThroughThePoseFile();
     void lessonEditsKeepTheirAnglesInAnyOrder();
 };
@@ -438,6 +439,32 @@ void TestPose::rotateOrderAppliesInTheEvaluatedPose()
     resolved = resolvePose(r, pose);
     evaluateWorld(r, resolved.value(), world);
     compareVec(glm::mat3(world[0]) * glm::vec3(0, 0, 1), rest * glm::vec3(0, -1, 0));
+}
+
+void TestPose::anOrderAloneLeavesTheJointAtItsBindPose()
+{
+    // Bind base: a joint whose edit only sets the order has no edit to apply, so it stays exactly at its bind pose
+    // (skin matrices exactly the identity) and its world matrix is the one without the edit, bit for bit.
+    Rig r = twoNodeRig();
+    Skin skin;
+    skin.joints = {0, 1};
+    skin.inverseBind = {glm::inverse(r.skeleton.nodes[0].restMatrix),
+                        glm::inverse(r.skeleton.nodes[0].restMatrix * r.skeleton.nodes[1].restMatrix)};
+    r.skins = {skin};
+    Pose plain;
+    plain.base = PoseBase::Bind;
+    Pose ordered = plain;
+    ordered.joints["a"].rotateOrder = RotateOrder::ZYX;
+    QVERIFY(!ordered.joints["a"].isIdentity());
+    QVERIFY(!ordered.joints["a"].changesTransform());
+    std::vector<glm::mat4> worldPlain, worldOrdered;
+    std::vector<uint8_t> atBindPlain, atBindOrdered;
+    evaluateWorld(r, resolvePose(r, plain).value(), worldPlain, &atBindPlain);
+    evaluateWorld(r, resolvePose(r, ordered).value(), worldOrdered, &atBindOrdered);
+    QCOMPARE(atBindOrdered, atBindPlain);
+    QCOMPARE(atBindOrdered, std::vector<uint8_t>({1, 1}));
+    for (size_t i = 0; i < worldPlain.size(); ++i)
+        QVERIFY(worldOrdered[i] == worldPlain[i]);
 }
 
 void TestPose::rotateOrderRoundTripsThroughThePoseFile()
