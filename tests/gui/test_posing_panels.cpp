@@ -53,6 +53,14 @@ QPoint handleCentre(QSlider* s)
     return s->style()->subControlRect(QStyle::CC_Slider, &opt, QStyle::SC_SliderHandle, s).center();
 }
 
+/// Shows the Bones panel at a size where every editor row has room, and waits until it is on screen.
+bool showOnScreen(panels::BonesPanel& panel)
+{
+    panel.resize(320, 700);
+    panel.show();
+    return QTest::qWaitForWindowExposed(&panel);
+}
+
 /// Drags a slider's handle by `dx` pixels in `steps` moves (press, moves, release): one user gesture.
 void dragSlider(QSlider* s, int dx, int steps = 8)
 {
@@ -236,9 +244,7 @@ void TestPosingPanels::rotateSliderDragIsOneUndoStep()
     app::Document doc;
     QVERIFY(doc.openSample(QStringLiteral("elbow"))); // lesson: lower at Z 60°, lower selected
     panels::BonesPanel panel(&doc);
-    panel.resize(320, 700);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(showOnScreen(panel));
     const int lower = doc.loaded()->rig.skeleton.find("lower");
     QCOMPARE(doc.selectedJoint(), lower);
     QSlider* x = panel.editor()->slider(panels::JointEditor::RotateX);
@@ -263,9 +269,7 @@ void TestPosingPanels::rotateOrderChoiceKeepsTheAnglesAndIsOneUndoStep()
     app::Document doc;
     QVERIFY(doc.openSample(QStringLiteral("elbow"))); // lesson: lower at Z 60°, lower selected
     panels::BonesPanel panel(&doc);
-    panel.resize(320, 700);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(showOnScreen(panel));
     const int lower = doc.loaded()->rig.skeleton.find("lower");
     QComboBox* order = panel.editor()->rotateOrderBox();
     QCOMPARE(order->currentText(), QStringLiteral("xyz"));
