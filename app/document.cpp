@@ -10,6 +10,7 @@
 
 #include "rig/io/import.h"
 #include "rig/model/samples.h"
+#include "viewer/view_aids.h"
 
 namespace app {
 
@@ -58,6 +59,7 @@ void packForGpu(LoadedRig& loaded)
 {
     rig::Result<viewer::GpuRigPack> pack = viewer::packGpuRig(loaded.rig, loaded.runtime);
     if (pack) {
+        pack.value().edges = viewer::uniqueEdges(loaded.rig); // the viewport's wireframe
         loaded.gpu = std::make_shared<const viewer::GpuRigPack>(std::move(pack.value()));
         loaded.gpuError.clear();
     } else {

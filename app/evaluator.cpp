@@ -78,6 +78,26 @@ void Evaluator::requestPick(const glm::vec3& origin, const glm::vec3& dir, float
     m_wake.notify_one();
 }
 
+void Evaluator::requestBoxSelect(const viewer::BoxSelectQuery& query, rig::Method method,
+                                 std::shared_ptr<const std::vector<uint32_t>> current, bool remove)
+{
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_questions.push_back([this, query, method, current = std::move(current), remove](const EvaluationResult* latest) {
+            static const std::vector<uint32_t> kNone;
+            std::vector<uint32_t> box;
+            if (latest)
+                box = viewer::selectInBox(latest->rig->rig, latest->eval, method, query);
+            const size_t inBox = box.size();
+            auto selection = std::make_shared<const std::vector<uint32_t>>(
+                viewer::combineSelection(current ? *current : kNone, box, remove));
+            QMetaObject::invokeMethod(this, [this, selection, inBox] { emit boxSelected(selection, inBox); },
+                                      Qt::QueuedConnection);
+        });
+    }
+    m_wake.notify_one();
+}
+
 void Evaluator::requestBox(std::shared_ptr<const std::vector<uint32_t>> vertices, rig::Method method, int tag)
 {
     {

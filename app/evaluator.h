@@ -25,6 +25,7 @@
 
 #include "rig/deform/deform.h"
 #include "rig/model/pose.h"
+#include "viewer/box_select.h"
 
 namespace app {
 
@@ -61,6 +62,10 @@ public:
 
     /// The vertex nearest to the ray (viewer::pickVertex) on the surface of `method`, answered by picked().
     void requestPick(const glm::vec3& origin, const glm::vec3& dir, float maxAngleRad, rig::Method method);
+    /// The selection `current` (ascending; null: none) with the vertices of `method`'s surface inside a screen box
+    /// (viewer::selectInBox) added, or taken out when `remove` (viewer::combineSelection), answered by boxSelected().
+    void requestBoxSelect(const viewer::BoxSelectQuery& query, rig::Method method,
+                          std::shared_ptr<const std::vector<uint32_t>> current, bool remove);
     /// The box of global vertices `vertices` on the surface of `method`, answered by boxReady().
     void requestBox(std::shared_ptr<const std::vector<uint32_t>> vertices, rig::Method method, int tag);
 
@@ -73,6 +78,8 @@ signals:
     /// arrive in increasing generation order.
     void finished(std::shared_ptr<const EvaluationResult> result);
     void picked(int vertex);
+    /// The new selection, and how many vertices the box held.
+    void boxSelected(std::shared_ptr<const std::vector<uint32_t>> selection, size_t inBox);
     void boxReady(int tag, Box box);
 
 private:

@@ -29,6 +29,8 @@ enum Overlay : unsigned {
     OverlayReferenceNormals = 4, ///< the rebuilt reference normals, a second set (magenta)
     OverlaySkeleton = 8,
     OverlayBounds = 16,
+    OverlayGrid = 32,      ///< the ground grid at the rig's lowest point (viewer/view_aids.h)
+    OverlayWireframe = 64, ///< every triangle edge, over any shading
 };
 
 struct ViewSettings {
@@ -36,7 +38,7 @@ struct ViewSettings {
     ViewMode view = ViewMode::Single;
     Shading shading = Shading::Lit;
     Material material = Material::Plain;
-    unsigned overlays = OverlayNone;
+    unsigned overlays = OverlayGrid; ///< the grid shows, as in Maya and Blender
     float lineLength = 0.04f;    ///< overlay line length, as a fraction of the bounding-box diagonal
     float heatmapMaxDeg = 45.0f; ///< red at and above this error
     ErrorMeasure errorMeasure = ErrorMeasure::Total;

@@ -14,12 +14,14 @@
 #include <QtGui/private/qrhigles2_p.h>
 #include <QtGui/private/qrhivulkan_p.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
 
 #include "compute/gpu_deformer.h"
 #include "legend.h"
+#include "view_aids.h"
 
 namespace viewer {
 
@@ -52,13 +54,22 @@ enum MeshMode {
     ModeWeightSum = 10,
     ModeBlendScale = 11,
 };
-enum LineSource { SourceVectors = 0, SourceSegments = 1, SourceMarker = 3, SourceBounds = 4, SourceSetMarkers = 5 };
+enum LineSource { SourceVectors = 0, SourceSegments = 1, SourceMarker = 3, SourceBounds = 4, SourceSetMarkers = 5, SourceEdges = 6 };
 
 // The rotate rings' size on screen (radius in logical pixels) and how near a click must be to pick a ring or a bone.
 constexpr float kRingRadiusPx = 70.0f;
 constexpr float kPickTolerancePx = 7.0f;
 // Most direction lines (normals, tangents) drawn per set: beyond it the lines are a carpet, not information.
 constexpr int kMaxVectorLines = 30000;
+// The view aids' room at the end of the segment buffer: the ground grid (groundGrid makes at most 2 × 25 lines), the
+// axes gizmo (3 axes, 8 letter strokes) and the selection box being drawn (4 sides).
+constexpr int kGridCapacity = 64;
+constexpr int kGizmoCapacity = 16;
+constexpr int kBoxSegments = 4;
+constexpr int kAidSegments = kGridCapacity + kGizmoCapacity + kBoxSegments;
+// The axes gizmo's square in the lower right corner of each view (the label is top left, a legend bottom left),
+// logical pixels.
+constexpr int kGizmoPx = 84;
 
 QShader loadShader(const QString& name)
 {
@@ -67,7 +78,7 @@ QShader loadShader(const QString& name)
 }
 
 // One draw's uniform slot inside the dynamic-offset uniform buffer.
-constexpr int kMaxSlots = 64;
+constexpr int kMaxSlots = 128;
 
 } // namespace
 
@@ -82,7 +93,8 @@ struct Viewport::Resources {
     quint32 uboStride = 0;
     std::unique_ptr<QRhiBuffer> uvs;     // vec2 per vertex (vertex input)
     std::unique_ptr<QRhiBuffer> indices; // uint32 triangle list (global vertex indices)
-    // Segments: [0, boneSegments) every bone; then the selected joint's bones (highlight); then the rotate rings.
+    // Segments: [0, boneSegments) every bone; then the selected joint's bones (highlight); then the rotate rings; from
+    // aidBase (the end, kAidSegments): the ground grid, the axes gizmo, the selection box.
     std::unique_ptr<QRhiBuffer> segOrigins;
     std::unique_ptr<QRhiBuffer> segDirs;
     int segCapacity = 0;
@@ -90,6 +102,15 @@ struct Viewport::Resources {
     int highlightSegments = 0;
     int ringBase = 0;
     int ringSegments = 0;
+    int aidBase = 0;
+    int gridSegments = 0;
+    int gridCentre[2] = {-1, -1};
+    AxesGizmo gizmo; // this frame's
+    int boxSegments = 0;
+    // The wireframe: the pack's unique edges (pairs of global vertex indices, two to a vec4).
+    std::unique_ptr<QRhiBuffer> edges;
+    std::unique_ptr<QRhiShaderResourceBindings> edgesSrb;
+    int edgeCount = 0;
     // The selection set's vertex indices, four to a vec4 (uint bits), read by the lines shader's marker source.
     std::unique_ptr<QRhiBuffer> setIndices;
     std::unique_ptr<QRhiShaderResourceBindings> setSrb;
@@ -254,6 +275,14 @@ void Viewport::setFrameBounds(const glm::vec3& lo, const glm::vec3& hi)
 {
     m_boundsMin = lo;
     m_boundsMax = hi;
+}
+
+void Viewport::setGround(const glm::vec3& lo, const glm::vec3& hi)
+{
+    m_groundMin = lo;
+    m_groundMax = hi;
+    m_groundDirty = true;
+    requestRender();
 }
 
 void Viewport::resetCamera()
@@ -592,11 +621,57 @@ void Viewport::render()
         const size_t n = r.deformer->vertexCount();
         r.vertexCount = int(n);
         r.indexCount = int(r.deformer->triangleCount() * 3);
-        r.segCapacity = int(2 * m_rig->skeleton.nodes.size() + 3 * kRingSegments);
+        r.segCapacity = int(2 * m_rig->skeleton.nodes.size() + 3 * kRingSegments + kAidSegments);
+        r.aidBase = r.segCapacity - kAidSegments;
+        m_groundDirty = true;
         r.segOrigins.reset(r.rhi->newBuffer(QRhiBuffer::Static, QRhiBuffer::StorageBuffer, r.segCapacity * 16));
         r.segDirs.reset(r.rhi->newBuffer(QRhiBuffer::Static, QRhiBuffer::StorageBuffer, r.segCapacity * 16));
         r.segOrigins->create();
         r.segDirs->create();
+        // The wireframe's edges: static per rig.
+        const std::vector<uint32_t>& edges = m_pack->edges;
+        r.edgeCount = int(edges.size() / 2);
+        std::vector<uint32_t> padded(std::max<size_t>((edges.size() + 3) / 4 * 4, 4), 0u);
+        std::copy(edges.begin(), edges.end(), padded.begin());
+        r.edges.reset(r.rhi->newBuffer(QRhiBuffer::Immutable, QRhiBuffer::StorageBuffer, int(padded.size() * 4)));
+        r.edges->create();
+        u->uploadStaticBuffer(r.edges.get(), padded.data());
+    }
+    auto uploadSegments = [&](int at, const std::vector<Segment>& segs, int capacity) {
+        const int n = std::min(int(segs.size()), capacity);
+        if (n <= 0)
+            return 0;
+        std::vector<glm::vec4> origins, dirs;
+        origins.reserve(size_t(n));
+        dirs.reserve(size_t(n));
+        for (int i = 0; i < n; ++i) {
+            origins.emplace_back(segs[size_t(i)].a, 1.0f);
+            dirs.emplace_back(segs[size_t(i)].d, 0.0f);
+        }
+        u->uploadStaticBuffer(r.segOrigins.get(), at * 16, n * 16, origins.data());
+        u->uploadStaticBuffer(r.segDirs.get(), at * 16, n * 16, dirs.data());
+        return n;
+    };
+    // The ground grid: rebuilt when the rig or its ground box changes.
+    if (ready && r.segOrigins && m_groundDirty) {
+        const GroundGrid grid = groundGrid(m_groundMin, m_groundMax);
+        r.gridSegments = uploadSegments(r.aidBase, grid.lines, kGridCapacity);
+        r.gridCentre[0] = grid.centreLines[0];
+        r.gridCentre[1] = grid.centreLines[1];
+        m_groundDirty = false;
+    }
+    // The axes gizmo follows the camera: rebuilt every frame (a dozen segments).
+    if (ready && r.segOrigins) {
+        r.gizmo = axesGizmo(m_camera.view());
+        uploadSegments(r.aidBase + kGridCapacity, r.gizmo.segments, kGizmoCapacity);
+    }
+    // The selection box being drawn, in window pixels (logical).
+    r.boxSegments = 0;
+    if (ready && r.segOrigins && m_drag == Drag::Box) {
+        const glm::vec3 a(float(m_pressPos.x()), float(m_pressPos.y()), 0.0f), b(float(m_boxEnd.x()), float(m_boxEnd.y()), 0.0f);
+        const std::vector<Segment> box = {{a, {b.x - a.x, 0, 0}}, {{b.x, a.y, 0}, {0, b.y - a.y, 0}},
+                                          {b, {a.x - b.x, 0, 0}}, {{a.x, b.y, 0}, {0, a.y - b.y, 0}}};
+        r.boxSegments = uploadSegments(r.aidBase + kGridCapacity + kGizmoCapacity, box, kBoxSegments);
     }
     // Bones: from each joint's parent joint to the joint, at the current pose; then the selected joint's own bones.
     if (ready && r.segOrigins && (m_poseDirty || m_rigDirty || r.bindingsStale)) {
@@ -618,7 +693,7 @@ void Viewport::render()
             }
         r.highlightSegments = int(origins.size()) - r.boneSegments;
         r.ringBase = int(origins.size());
-        const int count = std::min(int(origins.size()), r.segCapacity);
+        const int count = std::min(int(origins.size()), r.aidBase);
         if (count > 0) {
             u->uploadStaticBuffer(r.segOrigins.get(), 0, count * 16, origins.data());
             u->uploadStaticBuffer(r.segDirs.get(), 0, count * 16, dirs.data());
@@ -628,7 +703,7 @@ void Viewport::render()
     // The rotate rings: screen-constant, so rebuilt every frame they show (3 × 64 segments).
     r.ringSegments = 0;
     RotateRings rings;
-    if (ready && r.segOrigins && currentRings(rings) && r.ringBase + 3 * kRingSegments <= r.segCapacity) {
+    if (ready && r.segOrigins && currentRings(rings) && r.ringBase + 3 * kRingSegments <= r.aidBase) {
         const std::vector<Segment> segs = rings.segments();
         std::vector<glm::vec4> origins, dirs;
         for (const Segment& sg : segs) {
@@ -709,6 +784,7 @@ void Viewport::render()
         r.boundsSrb = lineSrb(d.boundsBuffer(), d.boundsBuffer());
         r.markerSrb = lineSrb(d.positionsBuffer(), d.positionsBuffer());
         r.setSrb = lineSrb(d.positionsBuffer(), r.setIndices.get());
+        r.edgesSrb = lineSrb(d.positionsBuffer(), r.edges.get());
 
         if (!r.meshPipeline || r.pipelineRp != r.renderPass.get()) {
             r.meshPipeline.reset(r.rhi->newGraphicsPipeline());
@@ -773,6 +849,28 @@ void Viewport::render()
         glm::vec4 color;
         float width;
         int first = 0;     // first line (segment sub-ranges)
+        enum Space { World, Gizmo, Window } space = World; // the view's camera; its gizmo corner; window pixels
+    };
+    // Where a draw lands (pixels, top-left origin) and its world -> clip matrix.
+    const float logicalW = float(px.width()) / dpr, logicalH = float(px.height()) / dpr;
+    auto placement = [&](const Draw& dr, glm::mat4& vp) {
+        ViewRect vr = rects[dr.view];
+        if (dr.space == Draw::Gizmo) {
+            const int g = std::min({int(float(kGizmoPx) * dpr), vr.w, vr.h});
+            vr = {vr.x + vr.w - g, vr.y + vr.h - g, g, g};
+            vp = corr; // gizmo space is clip space
+        } else if (dr.space == Draw::Window) {
+            vr = {0, 0, px.width(), px.height()};
+            glm::mat4 m(1.0f);
+            m[0][0] = 2.0f / std::max(logicalW, 1.0f);
+            m[1][1] = -2.0f / std::max(logicalH, 1.0f);
+            m[3][0] = -1.0f;
+            m[3][1] = 1.0f;
+            vp = corr * m;
+        } else {
+            vp = corr * m_camera.projection(float(vr.w) / float(std::max(vr.h, 1))) * m_camera.view();
+        }
+        return vr;
     };
     std::vector<Draw> draws;
     if (ready && r.indexCount > 0) {
@@ -834,13 +932,39 @@ void Viewport::render()
             }
             if (m_selected >= 0 && m_selected < r.vertexCount)
                 draws.push_back({v, false, 0, SourceMarker, 1, r.markerSrb.get(), glm::vec4(1.0f, 1.0f, 1.0f, 1.0f), 2.0f});
+            // The wireframe over any shading, the topology the colours are painted on; the ground grid under the rig.
+            if ((m_settings.overlays & OverlayWireframe) && r.edgeCount > 0 && r.edgesSrb)
+                draws.push_back({v, false, 0, SourceEdges, r.edgeCount, r.edgesSrb.get(), glm::vec4(0.05f, 0.05f, 0.07f, 1.0f), 1.0f});
+            if ((m_settings.overlays & OverlayGrid) && r.gridSegments > 0) {
+                draws.push_back({v, false, 0, SourceSegments, r.gridSegments, r.segLinesSrb.get(),
+                                 glm::vec4(0.36f, 0.38f, 0.42f, 1.0f), 1.0f, r.aidBase});
+                for (int c : r.gridCentre)
+                    if (c >= 0 && c < r.gridSegments)
+                        draws.push_back({v, false, 0, SourceSegments, 1, r.segLinesSrb.get(),
+                                         glm::vec4(0.55f, 0.57f, 0.62f, 1.0f), 1.6f, r.aidBase + c});
+            }
+            // The axes gizmo in the view's lower right corner: X red, Y green, Z blue, as in Maya and Blender.
+            const glm::vec4 axisColors[3] = {{0.95f, 0.3f, 0.25f, 1.0f}, {0.35f, 0.9f, 0.3f, 1.0f}, {0.3f, 0.5f, 1.0f, 1.0f}};
+            for (int k = 0; k < 3; ++k)
+                if (r.gizmo.count[k] > 0 && r.gizmo.first[k] + r.gizmo.count[k] <= kGizmoCapacity) {
+                    Draw g{v, false, 0, SourceSegments, r.gizmo.count[k], r.segLinesSrb.get(), axisColors[k], 1.8f,
+                           r.aidBase + kGridCapacity + r.gizmo.first[k]};
+                    g.space = Draw::Gizmo;
+                    draws.push_back(g);
+                }
+        }
+        if (r.boxSegments > 0) {
+            Draw box{0, false, 0, SourceSegments, r.boxSegments, r.segLinesSrb.get(), glm::vec4(1.0f, 1.0f, 1.0f, 1.0f), 1.0f,
+                     r.aidBase + kGridCapacity + kGizmoCapacity};
+            box.space = Draw::Window;
+            draws.push_back(box);
         }
     }
     draws.resize(std::min<size_t>(draws.size(), kMaxSlots));
     for (size_t i = 0; i < draws.size(); ++i) {
         const Draw& dr = draws[i];
-        const ViewRect& vr = rects[dr.view];
-        const glm::mat4 vp = corr * m_camera.projection(float(vr.w) / float(std::max(vr.h, 1))) * m_camera.view();
+        glm::mat4 vp;
+        const ViewRect vr = placement(dr, vp);
         ViewBlock b{};
         std::memcpy(b.viewProj, &vp[0][0], sizeof b.viewProj);
         b.eye[0] = eye.x, b.eye[1] = eye.y, b.eye[2] = eye.z;
@@ -913,10 +1037,14 @@ void Viewport::render()
     cb->beginPass(r.swapChain->currentFrameRenderTarget(), QColor(38, 40, 46), {1.0f, 0}, u);
     for (size_t i = 0; i < draws.size(); ++i) {
         const Draw& dr = draws[i];
-        const ViewRect& vr = rects[dr.view];
+        glm::mat4 unused;
+        const ViewRect vr = placement(dr, unused);
         // QRhiViewport / QRhiScissor are bottom-left based.
         const float y = float(px.height() - vr.y - vr.h);
-        const bool xray = dr.source == SourceSegments || dr.source == SourceMarker || dr.source == SourceSetMarkers;
+        // Bones, markers and the gizmo show through the mesh; the grid and the wireframe are hidden behind it.
+        const bool depthTested = dr.source == SourceVectors || dr.source == SourceBounds || dr.source == SourceEdges ||
+                                 (dr.source == SourceSegments && dr.space == Draw::World && dr.first >= r.aidBase);
+        const bool xray = !depthTested;
         cb->setGraphicsPipeline(dr.mesh ? r.meshPipeline.get() : xray ? r.xrayLinePipeline.get() : r.linePipeline.get());
         cb->setViewport(QRhiViewport(float(vr.x), y, float(vr.w), float(vr.h)));
         const QRhiCommandBuffer::DynamicOffset offset(0, quint32(i * r.uboStride));
@@ -1102,7 +1230,9 @@ void Viewport::mousePressEvent(QMouseEvent* e)
         }
     }
     if (e->button() == Qt::LeftButton)
-        m_drag = shift ? Drag::Pan : Drag::Orbit;
+        m_drag = shift && !alt ? Drag::Box : Drag::Orbit; // Shift+drag draws a selection box; a Shift+click adds one
+    if (m_drag == Drag::Box)
+        m_boxEnd = m_pressPos;
     else if (e->button() == Qt::MiddleButton)
         m_drag = Drag::Pan;
     else if (e->button() == Qt::RightButton)
@@ -1129,6 +1259,20 @@ void Viewport::mouseMoveEvent(QMouseEvent* e)
     m_lastPos = e->position();
     if ((e->position() - m_pressPos).manhattanLength() > 3.0)
         m_moved = true;
+    if (m_drag == Drag::Box) {
+        // The box stays inside the view it began in.
+        ViewRect rects[4];
+        const int views = viewRects(m_settings.view, size(), rects);
+        for (int v = 0; v < views; ++v) {
+            const ViewRect& vr = rects[v];
+            if (m_pressPos.x() >= vr.x && m_pressPos.x() < vr.x + vr.w && m_pressPos.y() >= vr.y && m_pressPos.y() < vr.y + vr.h)
+                m_boxEnd = QPointF(std::clamp(e->position().x(), qreal(vr.x), qreal(vr.x + vr.w - 1)),
+                                   std::clamp(e->position().y(), qreal(vr.y), qreal(vr.y + vr.h - 1)));
+        }
+        if (m_moved)
+            requestRender();
+        return;
+    }
     if (m_drag == Drag::Rotate) {
         RotateRings rings;
         ScreenProjector view;
@@ -1153,6 +1297,7 @@ void Viewport::mouseMoveEvent(QMouseEvent* e)
         break;
     case Drag::None:
     case Drag::Rotate:
+    case Drag::Box:
         break;
     }
     requestRender();
@@ -1166,8 +1311,16 @@ void Viewport::mouseReleaseEvent(QMouseEvent* e)
         requestRender();
         return;
     }
-    if (e->button() == Qt::LeftButton && (m_drag == Drag::Orbit || m_drag == Drag::Pan) && !m_moved) {
-        // A click (Shift+left pans only once it moves): a bone when the skeleton shows and one is under the mouse,
+    if (m_drag == Drag::Box && m_moved) {
+        m_drag = Drag::None;
+        ScreenProjector view;
+        if (projectorAt(m_pressPos, view))
+            emit boxSelectRequested(m_pressPos, m_boxEnd, view, e->modifiers());
+        requestRender(); // the box goes
+        return;
+    }
+    if (e->button() == Qt::LeftButton && (m_drag == Drag::Orbit || m_drag == Drag::Box) && !m_moved) {
+        // A click (Shift+left draws a box only once it moves): a bone when the skeleton shows and one is under the mouse,
         // else a vertex, with the modifiers (Shift adds it to the selection, Ctrl toggles it).
         ScreenProjector view;
         if ((m_settings.overlays & OverlaySkeleton) && projectorAt(e->position(), view)) {

@@ -49,6 +49,8 @@ public:
     void setSelectionSet(std::shared_ptr<const std::vector<uint32_t>> vertices);
     /// Bounds used by frameAll() (the document's CPU evaluation provides them).
     void setFrameBounds(const glm::vec3& lo, const glm::vec3& hi);
+    /// The box the ground grid is built from (the rig's bounds when it was loaded): the grid lies at its lowest point.
+    void setGround(const glm::vec3& lo, const glm::vec3& hi);
 
     void resetCamera();
     void frameAll();
@@ -78,6 +80,10 @@ public:
 
 signals:
     void pickRequested(QPointF pos, Qt::KeyboardModifiers modifiers);
+    /// A Shift+drag drew a box (window points, logical pixels) in the view of `view`, which projects the world as the
+    /// view did when the drag ended; `modifiers` as the drag ended (Ctrl: take the box out of the selection).
+    void boxSelectRequested(QPointF corner0, QPointF corner1, const viewer::ScreenProjector& view,
+                            Qt::KeyboardModifiers modifiers);
     void frameRendered(double milliseconds);
     void initFailed(const QString& message);
     /// A click on a bone (skeleton overlay shown): the joint that turns it, i.e. the bone's parent end.
@@ -134,6 +140,8 @@ private:
     bool m_selectionSetDirty = false;
     int m_hoverAxis = -1; ///< ring under the mouse, or being dragged
     glm::vec3 m_boundsMin{-1.0f}, m_boundsMax{1.0f};
+    glm::vec3 m_groundMin{1.0f}, m_groundMax{-1.0f}; ///< empty: no grid
+    bool m_groundDirty = false;
     OrbitCamera m_camera;
 
     // Dirty flags, consumed by render().
@@ -148,9 +156,10 @@ private:
     int m_frames = 0;
 
     // Mouse interaction.
-    enum class Drag { None, Orbit, Pan, Dolly, Rotate };
+    enum class Drag { None, Orbit, Pan, Dolly, Rotate, Box };
     Drag m_drag = Drag::None;
     QPointF m_pressPos, m_lastPos;
+    QPointF m_boxEnd; ///< the box's moving corner, clamped to the view it began in
     bool m_moved = false;
     float m_rotateDegrees = 0.0f; ///< accumulated by a ring drag
 };

@@ -36,7 +36,7 @@ struct GuiCli {
     QCommandLineOption method{QStringLiteral("method"), QStringLiteral("Method id (default linear)."), QStringLiteral("ID")};
     QCommandLineOption view{QStringLiteral("view"), QStringLiteral("single or quad."), QStringLiteral("VIEW")};
     QCommandLineOption overlays{QStringLiteral("overlays"),
-        QStringLiteral("Comma-separated: normals, tangents, reference-normals, skeleton, bounds."),
+        QStringLiteral("Comma-separated, every overlay shown (default: grid): normals, tangents, reference-normals, skeleton, bounds, grid, wireframe; none for none."),
         QStringLiteral("LIST")};
     QCommandLineOption shading{QStringLiteral("shading"),
         QStringLiteral("lit, reference, normal-error, tangent-error or candy-wrapper."), QStringLiteral("MODE")};
@@ -121,6 +121,7 @@ int runGui(int argc, char** argv)
             return failWith(QStringLiteral("--view must be single or quad"));
     }
     if (p.isSet(overlays)) {
+        d.overlays = viewer::OverlayNone; // the list names every overlay shown, the grid too
         for (const QString& o : p.value(overlays).split(',', Qt::SkipEmptyParts)) {
             const QString k = o.trimmed();
             if (k == QLatin1String("normals"))
@@ -133,6 +134,12 @@ int runGui(int argc, char** argv)
                 d.overlays |= viewer::OverlaySkeleton;
             else if (k == QLatin1String("bounds"))
                 d.overlays |= viewer::OverlayBounds;
+            else if (k == QLatin1String("grid"))
+                d.overlays |= viewer::OverlayGrid;
+            else if (k == QLatin1String("wireframe"))
+                d.overlays |= viewer::OverlayWireframe;
+            else if (k == QLatin1String("none"))
+                continue;
             else
                 return failWith(QStringLiteral("unknown overlay '%1'").arg(k));
         }

@@ -152,6 +152,30 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
         else
             m_doc->setSelectedVertex(vertex);
     });
+    // Shift+drag: the box's vertices join the selection (Ctrl+Shift+drag takes them out), on the evaluator's thread.
+    connect(m_viewport, &viewer::Viewport::boxSelectRequested, this,
+            [this](QPointF a, QPointF b, const viewer::ScreenProjector& view, Qt::KeyboardModifiers mods) {
+                if (!m_doc->loaded())
+                    return;
+                viewer::BoxSelectQuery q;
+                q.view = view;
+                q.corner0 = glm::vec2(float(a.x()), float(a.y()));
+                q.corner1 = glm::vec2(float(b.x()), float(b.y()));
+                q.throughMesh = m_selectThrough->isChecked();
+                std::shared_ptr<const std::vector<uint32_t>> current = m_doc->selectionSet().vertices;
+                if (m_doc->selectionSet().empty() && m_doc->selectedVertex() >= 0) // a plain click, then a box: both
+                    current = std::make_shared<const std::vector<uint32_t>>(1, uint32_t(m_doc->selectedVertex()));
+                m_doc->evaluator()->requestBoxSelect(q, m_doc->display().method, current, mods & Qt::ControlModifier);
+            });
+    connect(m_doc->evaluator(), &Evaluator::boxSelected, this,
+            [this](std::shared_ptr<const std::vector<uint32_t>> selection, size_t inBox) {
+                SelectionSet set;
+                set.label = m_doc->selectionSet().empty() ? tr("selected vertices") : m_doc->selectionSet().label;
+                set.vertices = std::move(selection);
+                const size_t n = set.size();
+                m_doc->setSelectionSet(std::move(set));
+                statusBar()->showMessage(tr("%n vertices in the box, ", nullptr, int(inBox)) + tr("%n selected", nullptr, int(n)), 4000);
+            });
     connect(m_doc->evaluator(), &Evaluator::boxReady, this, [this](int tag, Box box) {
         if (tag != kFrameSelectionTag || box.empty())
             return;
@@ -311,6 +335,20 @@ void MainWindow::buildMenus()
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
     edit->addAction(undo);
     edit->addAction(redo);
+    edit->addSeparator();
+    // Shift+drag in the viewport selects the vertices in a box: those in view only (Blender's default), or every one
+    // under the box through the mesh (Blender's X-ray, Alt+Z).
+    m_selectThrough = edit->addAction(tr("Box Selects &Through the Mesh"));
+    m_selectThrough->setObjectName(QStringLiteral("selectThrough"));
+    m_selectThrough->setCheckable(true);
+    m_selectThrough->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Z));
+    m_selectThrough->setChecked(QSettings().value(QStringLiteral("selectThrough"), false).toBool());
+    connect(m_selectThrough, &QAction::toggled, this, [](bool on) { QSettings().setValue(QStringLiteral("selectThrough"), on); });
+    QAction* deselect = edit->addAction(tr("&Deselect All"), this, [this] {
+        m_doc->setSelectionSet(SelectionSet{});
+        m_doc->setSelectedVertex(-1);
+    });
+    deselect->setShortcut(QKeySequence(Qt::Key_Escape));
 
     QMenu* method = menuBar()->addMenu(tr("&Method"));
     auto* methods = new QActionGroup(this);
@@ -395,7 +433,9 @@ void MainWindow::buildMenus()
         {viewer::OverlayTangents, tr("Tangents"), Qt::Key_T},
         {viewer::OverlayReferenceNormals, tr("Reference Normals"), Qt::Key_R},
         {viewer::OverlaySkeleton, tr("Skeleton"), Qt::Key_K},
-        {viewer::OverlayBounds, tr("Bounding Box"), Qt::Key_B}};
+        {viewer::OverlayBounds, tr("Bounding Box"), Qt::Key_B},
+        {viewer::OverlayGrid, tr("Ground Grid"), Qt::Key_G},
+        {viewer::OverlayWireframe, tr("Wireframe"), Qt::Key_W}};
     for (const auto& [o, label, key] : overlayItems) {
         QAction* a = overlays->addAction(label);
         a->setCheckable(true);
@@ -518,7 +558,9 @@ void MainWindow::buildToolbar()
                                                               {viewer::OverlayTangents, tr("T"), tr("Tangents (cyan), T")},
                                                               {viewer::OverlayReferenceNormals, tr("R"), tr("Reference normals (magenta), R")},
                                                               {viewer::OverlaySkeleton, tr("K"), tr("Skeleton, K")},
-                                                              {viewer::OverlayBounds, tr("B"), tr("Bounding box, B")}};
+                                                              {viewer::OverlayBounds, tr("B"), tr("Bounding box, B")},
+                                                              {viewer::OverlayWireframe, tr("W"), tr("Wireframe, W")},
+                                                              {viewer::OverlayGrid, tr("G"), tr("Ground grid, G")}};
     for (const auto& [o, label, tip] : overlays) {
         QAction* a = bar->addAction(label);
         a->setCheckable(true);
@@ -748,8 +790,10 @@ void MainWindow::onEvaluationChanged()
             m_frameMin = b.min;
             m_frameMax = b.max;
             m_viewport->setFrameBounds(b.min, b.max);
-            if (m_frameOnNextEvaluation)
+            if (m_frameOnNextEvaluation) {
                 m_viewport->frameAll();
+                m_viewport->setGround(b.min, b.max); // the grid under the rig as it was loaded; it stays put
+            }
             m_frameOnNextEvaluation = false;
         }
     }

@@ -115,6 +115,7 @@ private:
     panels::MethodsPanel* m_methods = nullptr;
     panels::WeightsPanel* m_weights = nullptr;
     Qt::KeyboardModifiers m_pickModifiers;
+    QAction* m_selectThrough = nullptr; ///< Edit ▸ Box Selects Through the Mesh
     int m_rotateGesture = 0;
     rig::JointEdit m_rotateStart;
 };

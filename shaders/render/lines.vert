@@ -3,7 +3,8 @@
 // Sources (flags.x): 0 = vectors (origin + normalize(dir) * length), 1 = segments (origin, origin + dir),
 // 3 = a marker square around origin[flags.z], 4 = bounding-box edges: origins holds (min, max) vec4 pairs per mesh,
 // 12 lines per mesh (an empty mesh has min > max and draws nothing), 5 = a small marker square around
-// origins[index] for every index of a vertex set packed four to a vec4 of dirs (uint bits).
+// origins[index] for every index of a vertex set packed four to a vec4 of dirs (uint bits), 6 = edges (the
+// wireframe): line i runs from origins[a] to origins[b], the pair (a, b) packed two to a vec4 of dirs (uint bits).
 // flags.w: the first line (segment sources: a sub-range of the segment buffer); for vectors (source 0) the stride:
 // line i draws one vertex of [i * stride, (i + 1) * stride), picked by a hash of i (a thinned, non-aliasing subset).
 
@@ -41,7 +42,14 @@ void main()
 
     vec3 a;
     vec3 d;
-    if (source == 4) {
+    if (source == 6) {
+        vec4 pair = dirs[line >> 1];
+        uint ia = floatBitsToUint((line & 1) == 0 ? pair.x : pair.z);
+        uint ib = floatBitsToUint((line & 1) == 0 ? pair.y : pair.w);
+        a = origins[ia].xyz;
+        d = origins[ib].xyz - a;
+        source = 1;
+    } else if (source == 4) {
         int mesh = line / 12;
         int edge = line % 12;
         vec3 lo = origins[2 * mesh].xyz;

@@ -35,6 +35,7 @@ private slots:
     void quadViewHeatmapsAndGoldLines_data();
     void quadViewHeatmapsAndGoldLines();
     void pickingSelectsTheVertexUnderTheCursor();
+    void shiftDragSelectsTheVerticesInTheBoxAndCtrlShiftDragTakesThemOut();
     void failedLoadKeepsThePreviousRig();
     void docksHaveUniqueNamesAndRecentFilesPersist();
     void viewportKeysReachTheMenus();
@@ -91,8 +92,8 @@ void TestGui::quadViewHeatmapsAndGoldLines()
     QImage img = vp->grabImage(&err);
     QVERIFY2(!img.isNull(), qPrintable(err));
     const int hw = img.width() / 2, hh = img.height() / 2;
-    // Each quadrant without its label (top) and heatmap legend (bottom), which are painted 2D overlays.
-    auto body = [&](int x, int y) { return QRect(x, y + 40, hw, hh - 90); };
+    // Each quadrant without its label (top), its heatmap legend (bottom) and its axes gizmo (the lower right 84 px).
+    auto body = [&](int x, int y) { return QRect(x, y + 40, hw - 90, hh - 90); };
     const QRect tl = body(0, 0), tr = body(hw, 0), bl = body(0, hh), br = body(hw, hh);
     // Bottom-left: the normal-error heatmap of linear blending at a 70° bend: mostly green, red at the elbow.
     const Counts normalHeat = classify(img, bl);
@@ -155,6 +156,93 @@ void TestGui::pickingSelectsTheVertexUnderTheCursor()
     QTRY_COMPARE(doc.selectionSet().size(), size_t(2));
     QCOMPARE(*doc.selectionSet().vertices, (std::vector<uint32_t>{uint32_t(second), uint32_t(third)}));
     QCOMPARE(w.weightsPanel()->model()->rowCount(), 2);
+}
+
+namespace {
+
+void dragWith(QWindow* w, QPointF from, QPointF to, Qt::KeyboardModifiers mods)
+{
+    auto send = [&](QEvent::Type type, QPointF at, Qt::MouseButtons buttons) {
+        QMouseEvent e(type, at, w->mapToGlobal(at), Qt::LeftButton, buttons, mods);
+        QApplication::sendEvent(w, &e);
+    };
+    send(QEvent::MouseButtonPress, from, Qt::LeftButton);
+    for (int i = 1; i <= 8; ++i)
+        send(QEvent::MouseMove, from + (to - from) * (i / 8.0), Qt::LeftButton);
+    send(QEvent::MouseButtonRelease, to, Qt::NoButton);
+}
+
+} // namespace
+
+void TestGui::shiftDragSelectsTheVerticesInTheBoxAndCtrlShiftDragTakesThemOut()
+{
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("lift_strip")));
+    QVERIFY(doc.setPose(rig::Pose{})); // the flat 41 x 6 strip seen from above
+    app::MainWindow w(&doc, QStringLiteral("vulkan"));
+    w.resize(900, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    viewer::Viewport* vp = w.viewport();
+    QVERIFY(waitForFrames(vp, 1));
+    QTRY_VERIFY_WITH_TIMEOUT(doc.evaluationCurrent(), 20000);
+    const std::vector<glm::vec3>& pos = doc.evaluation().meshes[0].linear.positions;
+    // The vertices whose points (the camera's own projection, computed here) fall in a box; the box's corners are
+    // sub-pixel positions, nudged until no vertex lies within 0.1 pixel of a side, so that rounding cannot decide.
+    auto pixel = [&](const glm::vec3& p) {
+        const viewer::OrbitCamera& cam = vp->camera();
+        const glm::vec4 c = cam.projection(float(vp->width()) / float(vp->height())) * cam.view() * glm::vec4(p, 1.0f);
+        return glm::vec2((c.x / c.w * 0.5f + 0.5f) * float(vp->width()), (0.5f - c.y / c.w * 0.5f) * float(vp->height()));
+    };
+    auto clearBox = [&](QPoint centre, QSizeF half) {
+        for (int tries = 0; tries < 100; ++tries, half += QSizeF(0.37, 0.29)) {
+            const QRectF r(QPointF(centre) - QPointF(half.width(), half.height()), 2.0 * half);
+            bool clear = true;
+            for (const glm::vec3& p : pos) {
+                const glm::vec2 q = pixel(p);
+                if (std::fabs(q.x - r.left()) < 0.1 || std::fabs(q.x - r.right()) < 0.1 || std::fabs(q.y - r.top()) < 0.1 ||
+                    std::fabs(q.y - r.bottom()) < 0.1)
+                    clear = false;
+            }
+            if (clear)
+                return std::pair<QPointF, QPointF>(r.topLeft(), r.bottomRight());
+        }
+        return std::pair<QPointF, QPointF>();
+    };
+    auto inside = [&](std::pair<QPointF, QPointF> box) {
+        const QRectF r = QRectF(box.first, box.second).normalized();
+        std::vector<uint32_t> out;
+        for (size_t v = 0; v < pos.size(); ++v) {
+            const glm::vec2 q = pixel(pos[v]);
+            if (r.contains(QPointF(q.x, q.y)))
+                out.push_back(uint32_t(v));
+        }
+        return out;
+    };
+    const QPoint middle = guitest::project(vp, pos[size_t(3 * 41 + 20)]);
+    const auto wide = clearBox(middle, QSizeF(vp->width() / 6, vp->height() / 10));
+    QVERIFY(wide.first != wide.second);
+    const std::vector<uint32_t> expected = inside(wide);
+    QVERIFY2(expected.size() > 30 && expected.size() < pos.size() - 30, qPrintable(QString::number(expected.size())));
+    dragWith(vp, wide.first, wide.second, Qt::ShiftModifier);
+    QTRY_COMPARE_WITH_TIMEOUT(doc.selectionSet().size(), expected.size(), 10000);
+    QCOMPARE(*doc.selectionSet().vertices, expected);
+    QCOMPARE(w.weightsPanel()->model()->rowCount(), int(expected.size()));
+    // Ctrl+Shift+drag over a smaller box takes its vertices out.
+    const auto narrow = clearBox(middle, QSizeF(vp->width() / 16, vp->height() / 6));
+    QVERIFY(narrow.first != narrow.second);
+    std::vector<uint32_t> rest;
+    const std::vector<uint32_t> out = inside(narrow);
+    std::set_difference(expected.begin(), expected.end(), out.begin(), out.end(), std::back_inserter(rest));
+    QVERIFY(rest.size() > 10 && rest.size() + 10 < expected.size());
+    dragWith(vp, narrow.first, narrow.second, Qt::ShiftModifier | Qt::ControlModifier);
+    QTRY_COMPARE_WITH_TIMEOUT(doc.selectionSet().size(), rest.size(), 10000);
+    QCOMPARE(*doc.selectionSet().vertices, rest);
+    // A plain drag orbits: the selection stays.
+    const float yaw = vp->camera().yaw;
+    dragWith(vp, wide.first, wide.second, Qt::NoModifier);
+    QVERIFY(vp->camera().yaw != yaw);
+    QCOMPARE(*doc.selectionSet().vertices, rest);
 }
 
 void TestGui::failedLoadKeepsThePreviousRig()

@@ -87,6 +87,8 @@ private slots:
     void candyWrapperViewIsRedWhereTheTwistedBandShrinks();
     void selectionSetMarkersAreDrawnAndFFramesThem();
     void undoAndRedoFromTheKeyboard();
+    void gridWireframeAndAxesGizmoAreDrawn_data();
+    void gridWireframeAndAxesGizmoAreDrawn();
     void legendsStayInsideTheirView_data();
     void legendsStayInsideTheirView();
 };
@@ -280,6 +282,75 @@ void TestViewportTools::influenceCountViewTellsOneFromTwo()
              qPrintable(img.pixelColor(one).name()));
     QVERIFY2(countPixels(img, patch(two), [](QColor p) { return p.blue() > 110 && p.green() > 100 && p.red() < 60; }) > 30,
              qPrintable(img.pixelColor(two).name()));
+}
+
+void TestViewportTools::gridWireframeAndAxesGizmoAreDrawn_data()
+{
+    QTest::addColumn<QString>("api");
+    QTest::newRow("vulkan") << QStringLiteral("vulkan");
+    QTest::newRow("opengl") << QStringLiteral("opengl");
+}
+
+void TestViewportTools::gridWireframeAndAxesGizmoAreDrawn()
+{
+    // The same view three times: with the ground grid (on by default), bare, and with the wireframe. The grid adds
+    // pixels only on the background (the rig hides it), the wireframe mostly on the rig; the gizmo's three coloured
+    // axes are in the view's lower right corner in every picture.
+    QFETCH(QString, api);
+    Window win;
+    QVERIFY(win.doc.openSample(QStringLiteral("twist_tube")));
+    QVERIFY(win.doc.setPose(rig::Pose{}));
+    app::DisplaySettings d = win.doc.display();
+    QVERIFY(d.overlays & viewer::OverlayGrid);
+    QVERIFY(!(d.overlays & viewer::OverlayWireframe));
+    d.manipulator = false;
+    win.doc.setDisplay(d);
+    win.doc.setSelectedJoint(-1);
+    QVERIFY(win.open(api));
+    QTest::qWait(50);
+    const QImage withGrid = win.grab();
+    win.doc.setOverlay(viewer::OverlayGrid, false);
+    QTest::qWait(50);
+    const QImage bare = win.grab();
+    win.doc.setOverlay(viewer::OverlayWireframe, true);
+    QTest::qWait(50);
+    const QImage wire = win.grab();
+    wire.save(QDir::temp().filePath(QStringLiteral("rigscope-test-wireframe-%1.png").arg(api)));
+    QCOMPARE(bare.size(), withGrid.size());
+    QCOMPARE(wire.size(), withGrid.size());
+
+    auto background = [](QColor p) { return std::abs(p.red() - 38) < 6 && std::abs(p.green() - 40) < 6 && std::abs(p.blue() - 46) < 6; };
+    const QRect gizmo(bare.width() - 84, bare.height() - 84, 84, 84);
+    int grid = 0, gridOnRig = 0, edges = 0, edgesOffRig = 0, darkEdges = 0;
+    for (int y = 40; y < bare.height(); ++y) // below the label
+        for (int x = 0; x < bare.width(); ++x) {
+            if (gizmo.contains(x, y))
+                continue;
+            const QColor b = bare.pixelColor(x, y);
+            if (withGrid.pixelColor(x, y) != b) {
+                ++grid;
+                gridOnRig += background(b) ? 0 : 1;
+            }
+            const QColor w = wire.pixelColor(x, y);
+            if (w != b) {
+                ++edges;
+                edgesOffRig += background(b) ? 1 : 0;
+                darkEdges += w.value() < 40 ? 1 : 0;
+            }
+        }
+    QVERIFY2(grid > 1000, qPrintable(QString::number(grid)));
+    QVERIFY2(gridOnRig * 50 < grid, qPrintable(QStringLiteral("%1 of %2").arg(gridOnRig).arg(grid)));
+    QVERIFY2(edges > 2000, qPrintable(QString::number(edges)));
+    QVERIFY2(edgesOffRig * 5 < edges, qPrintable(QStringLiteral("%1 of %2").arg(edgesOffRig).arg(edges))); // silhouettes
+    QVERIFY(darkEdges * 10 > edges * 9);
+    auto red = [](QColor p) { return p.red() > 180 && p.green() < 110 && p.blue() < 100; };
+    auto green = [](QColor p) { return p.green() > 170 && p.red() < 130 && p.blue() < 120; };
+    auto blue = [](QColor p) { return p.blue() > 200 && p.red() < 120 && p.green() < 160; };
+    for (const QImage* img : {&withGrid, &bare, &wire}) {
+        QVERIFY2(countPixels(*img, gizmo, red) > 15, "X");
+        QVERIFY2(countPixels(*img, gizmo, green) > 15, "Y");
+        QVERIFY2(countPixels(*img, gizmo, blue) > 10, "Z");
+    }
 }
 
 void TestViewportTools::selectionSetMarkersAreDrawnAndFFramesThem()

@@ -97,6 +97,9 @@ struct GpuRigPack {
     std::vector<uint32_t> layout, targetInfo, influenceWords, gradients, triangleWords, indices, adjacency, raw;
     std::vector<float> rest, uvs, deltas, bind;
     std::vector<DrawVertex> draw; ///< one per global vertex (at least one)
+    /// The wireframe's unique edges, pairs of global vertex indices (viewer::uniqueEdges); filled by the caller that
+    /// draws (the document's loader), empty for the headless GPU evaluation.
+    std::vector<uint32_t> edges;
 };
 
 /// Packs `rig` with its runtime data (rig::buildRuntime) for the GPU path; thread-safe, allocates and loops over the
