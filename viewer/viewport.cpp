@@ -70,6 +70,7 @@ constexpr int kAidSegments = kGridCapacity + kGizmoCapacity + kBoxSegments;
 // The axes gizmo's square in the lower right corner of each view (the label is top left, a legend bottom left),
 // logical pixels.
 constexpr int kGizmoPx = 84;
+constexpr int kGizmoMargin = 6; // device pixels from the view's edges: the letters stay whole
 
 QShader loadShader(const QString& name)
 {
@@ -857,7 +858,7 @@ void Viewport::render()
         ViewRect vr = rects[dr.view];
         if (dr.space == Draw::Gizmo) {
             const int g = std::min({int(float(kGizmoPx) * dpr), vr.w, vr.h});
-            vr = {vr.x + vr.w - g, vr.y + vr.h - g, g, g};
+            vr = {vr.x + vr.w - g - kGizmoMargin, vr.y + vr.h - g - kGizmoMargin, g, g};
             vp = corr; // gizmo space is clip space
         } else if (dr.space == Draw::Window) {
             vr = {0, 0, px.width(), px.height()};

@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QTimer>
@@ -55,6 +56,13 @@ struct GuiCli {
         QStringLiteral("Drag the selected joint's rotate slider STEPS times at 60 Hz in the real window, print the GUI "
         "thread's time per change (median, max) and how long the numbers take to catch up after the last, then quit."),
         QStringLiteral("STEPS")};
+    QCommandLineOption benchSelection{QStringLiteral("bench-selection"),
+        QStringLiteral("Select N vertices, show them in the Weights dock, sort and copy them as CSV, 20 times; print the "
+        "GUI thread's time for each (median, max), then quit."),
+        QStringLiteral("N")};
+    QCommandLineOption select{QStringLiteral("select"),
+        QStringLiteral("Select these global vertices once the rig is shown (e.g. 0-99,250) and show them in the Weights dock."),
+        QStringLiteral("LIST")};
     QCommandLineOption json{QStringLiteral("json"), QStringLiteral("With --bench-drag: also write the figures as JSON to FILE."),
         QStringLiteral("FILE")};
     QCommandLineOption assetRoot{QStringLiteral("asset-root"),
@@ -82,7 +90,7 @@ struct GuiCli {
         p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file to open (default: the sheet sample)."),
                                 QStringLiteral("[file]"));
         p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot, windowShot, benchFrames,
-                      benchDrag, json, assetRoot});
+                      benchDrag, benchSelection, select, json, assetRoot});
     }
 };
 
@@ -103,8 +111,8 @@ int runGui(int argc, char** argv)
     QCommandLineParser p;
     const GuiCli cli;
     cli.addTo(p);
-    const auto& [sample, pose, method, view, overlays, shading, material, heatMax, lineLength, benchFrames, benchDrag, json,
-                 assetRoot, backend, screenshot, windowShot] = cli;
+    const auto& [sample, pose, method, view, overlays, shading, material, heatMax, lineLength, benchFrames, benchDrag,
+                 benchSelection, select, json, assetRoot, backend, screenshot, windowShot] = cli;
     p.process(qapp); // --help / --version / unknown options exit here
 
     DisplaySettings d;
@@ -214,6 +222,26 @@ int runGui(int argc, char** argv)
     const int dragSteps = p.isSet(benchDrag) ? p.value(benchDrag).toInt() : 0;
     if (p.isSet(benchDrag) && (dragSteps < 2 || dragSteps > 100000))
         return failWith(QStringLiteral("--bench-drag must be 2..100000"));
+    const int selectionCount = p.isSet(benchSelection) ? p.value(benchSelection).toInt() : 0;
+    if (p.isSet(benchSelection) && selectionCount < 1)
+        return failWith(QStringLiteral("--bench-selection needs a count of at least 1"));
+    // --select: ascending, unique global vertex indices from "A-B,C,..." (checked against the rig once it is loaded).
+    std::vector<uint32_t> selected;
+    if (p.isSet(select)) {
+        for (const QString& part : p.value(select).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            const QStringList ends = part.trimmed().split(QLatin1Char('-'));
+            bool ok0 = false, ok1 = false;
+            const qulonglong a = ends.value(0).toULongLong(&ok0), b = ends.size() == 2 ? ends[1].toULongLong(&ok1) : a;
+            if (!ok0 || (ends.size() == 2 && !ok1) || ends.size() > 2 || b < a || b > 0xffffffffull)
+                return failWith(QStringLiteral("--select: '%1' is not a vertex index or a range A-B").arg(part));
+            if (b - a + 1 + selected.size() > 50'000'000ull)
+                return failWith(QStringLiteral("--select: more than 50,000,000 vertices"));
+            for (qulonglong v = a; v <= b; ++v)
+                selected.push_back(uint32_t(v));
+        }
+        std::sort(selected.begin(), selected.end());
+        selected.erase(std::unique(selected.begin(), selected.end()), selected.end());
+    }
     if (p.isSet(json) && !p.isSet(benchDrag))
         return failWith(QStringLiteral("--json goes with --bench-drag"));
     int status = 0;
@@ -234,6 +262,28 @@ int runGui(int argc, char** argv)
         }
         if (frames > 0) {
             QTimer::singleShot(300, &window, [&] { status = runFrameBenchmark(doc, *window.viewport(), frames); qapp.exit(status); });
+            return;
+        }
+        if (!selected.empty()) {
+            if (selected.back() >= doc.loaded()->rig.vertexCount()) {
+                std::fprintf(stderr, "rigscope: --select: vertex %u is past the rig's %zu vertices\n", selected.back(),
+                             doc.loaded()->rig.vertexCount());
+                status = 2;
+                qapp.exit(2);
+                return;
+            }
+            SelectionSet set;
+            set.label = QObject::tr("--select");
+            set.vertices = std::make_shared<const std::vector<uint32_t>>(selected);
+            doc.setSelectionSet(std::move(set));
+            if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("dock.weights")))
+                dock->raise();
+        }
+        if (selectionCount > 0) {
+            QTimer::singleShot(300, &window, [&] {
+                status = runSelectionBenchmark(doc, window, selectionCount);
+                qapp.exit(status);
+            });
             return;
         }
         if (dragSteps > 0) {
@@ -262,7 +312,7 @@ int runGui(int argc, char** argv)
         }
     });
     QObject::connect(&doc, &Document::loadRefused, &window, [&](const QString&, const QString& msg) {
-        if (!shotPath.isEmpty() || frames > 0 || dragSteps > 0) { // scripted: no one to ask
+        if (!shotPath.isEmpty() || frames > 0 || dragSteps > 0 || selectionCount > 0) { // scripted: no one to ask
             std::fprintf(stderr, "rigscope: %s\n", qPrintable(msg));
             qapp.exit(2);
         }

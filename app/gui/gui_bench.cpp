@@ -1,6 +1,8 @@
 #include "app/gui/gui_bench.h"
 
 #include <QApplication>
+#include <QDockWidget>
+#include <QTableView>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QSlider>
@@ -11,6 +13,8 @@
 
 #include "app/document.h"
 #include "app/gui/main_window.h"
+#include "panels/inspect/weights_model.h"
+#include "panels/inspect/weights_panel.h"
 #include "panels/skeleton/bones_panel.h"
 #include "panels/skeleton/joint_editor.h"
 #include <rapidjson/stringbuffer.h>
@@ -163,6 +167,48 @@ int runDragBenchmark(Document& doc, MainWindow& window, int steps, const QString
             return 2;
         }
     }
+    return 0;
+}
+
+int runSelectionBenchmark(Document& doc, MainWindow& window, int count)
+{
+    const size_t vertices = doc.loaded() ? doc.loaded()->rig.vertexCount() : 0;
+    if (count < 1 || size_t(count) > vertices) {
+        std::fprintf(stderr, "rigscope: --bench-selection %d: the rig has %zu vertices\n", count, vertices);
+        return 2;
+    }
+    if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("dock.weights")))
+        dock->raise();
+    panels::WeightsPanel* panel = window.weightsPanel();
+    auto list = std::make_shared<std::vector<uint32_t>>();
+    for (int i = 0; i < count; ++i)
+        list->push_back(uint32_t(size_t(i) * vertices / size_t(count)));
+    std::vector<double> setMs, sortMs, copyMs;
+    size_t columns = 0, bytes = 0;
+    for (int run = 0; run < 20; ++run) {
+        doc.setSelectionSet(SelectionSet{});
+        pump(30);
+        QElapsedTimer t;
+        t.start();
+        SelectionSet set;
+        set.label = QStringLiteral("benchmark");
+        set.vertices = list;
+        doc.setSelectionSet(std::move(set));
+        panel->view()->viewport()->repaint();
+        setMs.push_back(double(t.nsecsElapsed()) / 1e6);
+        columns = size_t(panel->model()->columnCount());
+        t.restart();
+        panel->view()->sortByColumn(panels::WeightsModel::kLeadingColumns, run % 2 ? Qt::AscendingOrder : Qt::DescendingOrder);
+        panel->view()->viewport()->repaint();
+        sortMs.push_back(double(t.nsecsElapsed()) / 1e6);
+        t.restart();
+        bytes = size_t(panel->tableText(QLatin1Char(',')).size());
+        copyMs.push_back(double(t.nsecsElapsed()) / 1e6);
+    }
+    std::printf("selection of %d vertices (of %zu), %zu columns, GUI thread ms: set + paint median %.2f max %.2f; "
+                "sort + paint median %.2f max %.2f; CSV (%zu characters) median %.2f max %.2f\n",
+                count, vertices, columns, median(setMs), maximum(setMs), median(sortMs), maximum(sortMs), bytes,
+                median(copyMs), maximum(copyMs));
     return 0;
 }
 

@@ -25,4 +25,9 @@ int runFrameBenchmark(Document& doc, viewer::Viewport& viewport, int frames);
 /// "evaluations", "backend"}.
 int runDragBenchmark(Document& doc, MainWindow& window, int steps, const QString& jsonPath);
 
+/// A selection of `count` vertices (spread evenly over the rig) shown in the Weights dock, 20 times: the GUI thread's
+/// time to set it (the model's reset, the viewport's markers, the dock painted), to sort it by its first joint column
+/// (painted), and to copy it as CSV. Prints the median and maximum of each.
+int runSelectionBenchmark(Document& doc, MainWindow& window, int count);
+
 } // namespace app

@@ -86,6 +86,39 @@ bool WeightsModel::weightOf(int row, int node, double& w) const
     return any;
 }
 
+void WeightsModel::totalsOf(int row, double& sum, int& count, bool& finite) const
+{
+    // The columns' weights summed and counted as the cells show them (entries naming one node add up), in one pass
+    // over the vertex's entries: a few per vertex, so the repeated-node check is a scan of those before it.
+    const Located at = locate(vertexAt(row));
+    const rig::Mesh& mesh = m_rig->meshes[at.mesh];
+    if (!mesh.isSkinned() || mesh.influenceOffsets.size() != mesh.vertexCount() + 1)
+        return;
+    const rig::Skin& skin = m_rig->skins[size_t(mesh.skin)];
+    const uint32_t begin = mesh.influenceOffsets[at.local];
+    const uint32_t end = std::min<uint32_t>(mesh.influenceOffsets[at.local + 1], uint32_t(mesh.influences.size()));
+    auto nodeOf = [&](const rig::Influence& in) {
+        return in.weight != 0.0f && in.joint < skin.joints.size() ? skin.joints[in.joint] : -1;
+    };
+    for (uint32_t i = begin; i < end; ++i) {
+        const int node = nodeOf(mesh.influences[i]);
+        if (node < 0 || !std::binary_search(m_nodes.begin(), m_nodes.end(), node))
+            continue;
+        bool seen = false;
+        for (uint32_t k = begin; k < i && !seen; ++k)
+            seen = nodeOf(mesh.influences[k]) == node;
+        if (seen)
+            continue; // its weight went into the first entry's total
+        double w = 0.0;
+        for (uint32_t k = i; k < end; ++k)
+            if (nodeOf(mesh.influences[k]) == node)
+                w += double(mesh.influences[k].weight);
+        finite = finite && std::isfinite(w);
+        sum += std::isfinite(w) ? w : 0.0;
+        count += w > 0.0 ? 1 : 0;
+    }
+}
+
 int WeightsModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() || !m_vertices ? 0 : int(m_vertices->size());
@@ -120,14 +153,7 @@ QVariant WeightsModel::data(const QModelIndex& index, int role) const
         double sum = 0.0;
         int count = 0;
         bool finite = true;
-        for (int node : m_nodes) {
-            double w = 0.0;
-            if (weightOf(index.row(), node, w)) {
-                finite = finite && std::isfinite(w);
-                sum += std::isfinite(w) ? w : 0.0;
-                count += w > 0.0 ? 1 : 0;
-            }
-        }
+        totalsOf(index.row(), sum, count, finite);
         if (c == countColumn())
             return count;
         if (!finite)

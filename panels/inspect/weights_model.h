@@ -50,6 +50,8 @@ private:
     Located locate(uint32_t global) const;
     /// The raw weight of `node` on the row's vertex: summed over its entries naming that node; false when none does.
     bool weightOf(int row, int node, double& w) const;
+    /// The sum and the count of the row's positive cells, as the Σw and Influences columns show them.
+    void totalsOf(int row, double& sum, int& count, bool& finite) const;
 
     std::shared_ptr<const rig::Rig> m_rig;
     std::shared_ptr<const std::vector<uint32_t>> m_vertices;

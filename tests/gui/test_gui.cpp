@@ -92,7 +92,7 @@ void TestGui::quadViewHeatmapsAndGoldLines()
     QImage img = vp->grabImage(&err);
     QVERIFY2(!img.isNull(), qPrintable(err));
     const int hw = img.width() / 2, hh = img.height() / 2;
-    // Each quadrant without its label (top), its heatmap legend (bottom) and its axes gizmo (the lower right 84 px).
+    // Each quadrant without its label (top), its heatmap legend (bottom) and its axes gizmo (the lower right 90 px).
     auto body = [&](int x, int y) { return QRect(x, y + 40, hw - 90, hh - 90); };
     const QRect tl = body(0, 0), tr = body(hw, 0), bl = body(0, hh), br = body(hw, hh);
     // Bottom-left: the normal-error heatmap of linear blending at a 70° bend: mostly green, red at the elbow.

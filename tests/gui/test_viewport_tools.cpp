@@ -320,7 +320,7 @@ void TestViewportTools::gridWireframeAndAxesGizmoAreDrawn()
     QCOMPARE(wire.size(), withGrid.size());
 
     auto background = [](QColor p) { return std::abs(p.red() - 38) < 6 && std::abs(p.green() - 40) < 6 && std::abs(p.blue() - 46) < 6; };
-    const QRect gizmo(bare.width() - 84, bare.height() - 84, 84, 84);
+    const QRect gizmo(bare.width() - 92, bare.height() - 92, 92, 92);
     int grid = 0, gridOnRig = 0, edges = 0, edgesOffRig = 0, darkEdges = 0;
     for (int y = 40; y < bare.height(); ++y) // below the label
         for (int x = 0; x < bare.width(); ++x) {
