@@ -66,69 +66,66 @@ void Evaluator::clear()
     m_cleared = ++m_generation; // a result in flight is of the old rig
 }
 
-void Evaluator::requestPick(const glm::vec3& origin, const glm::vec3& dir, float maxAngleRad, rig::Method method)
+void Evaluator::ask(std::function<void(const EvaluationResult*)> question)
 {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        m_questions.push_back([this, origin, dir, maxAngleRad, method](const EvaluationResult* latest) {
-            const int v = latest ? viewer::pickVertex(latest->eval, method, origin, dir, maxAngleRad) : -1;
-            QMetaObject::invokeMethod(this, [this, v] { emit picked(v); }, Qt::QueuedConnection);
-        });
+        m_questions.push_back(std::move(question));
     }
     m_wake.notify_one();
+}
+
+void Evaluator::requestPick(const glm::vec3& origin, const glm::vec3& dir, float maxAngleRad, rig::Method method)
+{
+    ask([this, origin, dir, maxAngleRad, method](const EvaluationResult* latest) {
+        const int v = latest ? viewer::pickVertex(latest->eval, method, origin, dir, maxAngleRad) : -1;
+        QMetaObject::invokeMethod(this, [this, v] { emit picked(v); }, Qt::QueuedConnection);
+    });
 }
 
 void Evaluator::requestBoxSelect(const viewer::BoxSelectQuery& query, rig::Method method,
                                  std::shared_ptr<const std::vector<uint32_t>> current, bool remove)
 {
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_questions.push_back([this, query, method, current = std::move(current), remove](const EvaluationResult* latest) {
-            static const std::vector<uint32_t> kNone;
-            std::vector<uint32_t> box;
-            if (latest)
-                box = viewer::selectInBox(latest->rig->rig, latest->eval, method, query);
-            const size_t inBox = box.size();
-            auto selection = std::make_shared<const std::vector<uint32_t>>(
-                viewer::combineSelection(current ? *current : kNone, box, remove));
-            QMetaObject::invokeMethod(this, [this, selection, inBox] { emit boxSelected(selection, inBox); },
-                                      Qt::QueuedConnection);
-        });
-    }
-    m_wake.notify_one();
+    ask([this, query, method, current = std::move(current), remove](const EvaluationResult* latest) {
+        static const std::vector<uint32_t> kNone;
+        std::vector<uint32_t> box;
+        if (latest)
+            box = viewer::selectInBox(latest->rig->rig, latest->eval, method, query);
+        const size_t inBox = box.size();
+        auto selection = std::make_shared<const std::vector<uint32_t>>(
+            viewer::combineSelection(current ? *current : kNone, box, remove));
+        QMetaObject::invokeMethod(this, [this, selection, inBox] { emit boxSelected(selection, inBox); },
+                                  Qt::QueuedConnection);
+    });
 }
 
 void Evaluator::requestBox(std::shared_ptr<const std::vector<uint32_t>> vertices, rig::Method method, int tag)
 {
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_questions.push_back([this, vertices = std::move(vertices), method, tag](const EvaluationResult* latest) {
-            Box box;
-            if (latest && vertices) {
-                box.min = glm::vec3(std::numeric_limits<float>::infinity());
-                box.max = -box.min;
-                // Global index -> mesh, then the method's surface.
-                const rig::Evaluation& e = latest->eval;
-                for (uint32_t g : *vertices) {
-                    size_t base = 0;
-                    for (const rig::MeshEvaluation& me : e.meshes) {
-                        const std::vector<glm::vec3>& p = me.surfaceOf(method).positions;
-                        if (g < base + p.size()) {
-                            const glm::vec3 x = p[g - base];
-                            if (std::isfinite(x.x + x.y + x.z)) {
-                                box.min = glm::min(box.min, x);
-                                box.max = glm::max(box.max, x);
-                            }
-                            break;
+    ask([this, vertices = std::move(vertices), method, tag](const EvaluationResult* latest) {
+        Box box;
+        if (latest && vertices) {
+            box.min = glm::vec3(std::numeric_limits<float>::infinity());
+            box.max = -box.min;
+            // Global index -> mesh, then the method's surface.
+            const rig::Evaluation& e = latest->eval;
+            for (uint32_t g : *vertices) {
+                size_t base = 0;
+                for (const rig::MeshEvaluation& me : e.meshes) {
+                    const std::vector<glm::vec3>& p = me.surfaceOf(method).positions;
+                    if (g < base + p.size()) {
+                        const glm::vec3 x = p[g - base];
+                        if (std::isfinite(x.x + x.y + x.z)) {
+                            box.min = glm::min(box.min, x);
+                            box.max = glm::max(box.max, x);
                         }
-                        base += p.size();
+                        break;
                     }
+                    base += p.size();
                 }
             }
-            QMetaObject::invokeMethod(this, [this, tag, box] { emit boxReady(tag, box); }, Qt::QueuedConnection);
-        });
-    }
-    m_wake.notify_one();
+        }
+        QMetaObject::invokeMethod(this, [this, tag, box] { emit boxReady(tag, box); }, Qt::QueuedConnection);
+    });
 }
 
 bool Evaluator::isPending() const

@@ -90,6 +90,8 @@ private:
         unsigned generation = 0;
     };
     void run();
+    /// Queues a question, answered against the latest evaluation after any evaluation requested before it.
+    void ask(std::function<void(const EvaluationResult*)> question);
 
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;

@@ -420,6 +420,21 @@ int viewRects(ViewMode mode, QSize size, ViewRect out[4])
     return 4;
 }
 
+/// The sub-view (viewRects) under a window point, and whether there is one.
+bool viewAt(ViewMode mode, QSize size, QPointF pos, ViewRect& out)
+{
+    ViewRect rects[4];
+    const int views = viewRects(mode, size, rects);
+    for (int v = 0; v < views; ++v) {
+        const ViewRect& vr = rects[v];
+        if (pos.x() >= vr.x && pos.x() < vr.x + vr.w && pos.y() >= vr.y && pos.y() < vr.y + vr.h) {
+            out = vr;
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 namespace {
@@ -705,15 +720,7 @@ void Viewport::render()
     r.ringSegments = 0;
     RotateRings rings;
     if (ready && r.segOrigins && currentRings(rings) && r.ringBase + 3 * kRingSegments <= r.aidBase) {
-        const std::vector<Segment> segs = rings.segments();
-        std::vector<glm::vec4> origins, dirs;
-        for (const Segment& sg : segs) {
-            origins.emplace_back(sg.a, 1.0f);
-            dirs.emplace_back(sg.d, 0.0f);
-        }
-        u->uploadStaticBuffer(r.segOrigins.get(), r.ringBase * 16, int(segs.size()) * 16, origins.data());
-        u->uploadStaticBuffer(r.segDirs.get(), r.ringBase * 16, int(segs.size()) * 16, dirs.data());
-        r.ringSegments = int(segs.size());
+        r.ringSegments = uploadSegments(r.ringBase, rings.segments(), 3 * kRingSegments);
     }
     // The selection set's markers.
     if (ready && (m_selectionSetDirty || r.bindingsStale)) {
@@ -1134,16 +1141,11 @@ float Viewport::viewAspect() const
 
 bool Viewport::rayAt(QPointF pos, glm::vec3& origin, glm::vec3& dir) const
 {
-    ViewRect rects[4];
-    const int views = viewRects(m_settings.view, size(), rects);
-    for (int v = 0; v < views; ++v) {
-        const ViewRect& vr = rects[v];
-        if (pos.x() >= vr.x && pos.x() < vr.x + vr.w && pos.y() >= vr.y && pos.y() < vr.y + vr.h) {
-            m_camera.ray(float(pos.x() - vr.x), float(pos.y() - vr.y), float(vr.w), float(vr.h), origin, dir);
-            return true;
-        }
-    }
-    return false;
+    ViewRect vr;
+    if (!viewAt(m_settings.view, size(), pos, vr))
+        return false;
+    m_camera.ray(float(pos.x() - vr.x), float(pos.y() - vr.y), float(vr.w), float(vr.h), origin, dir);
+    return true;
 }
 
 float Viewport::pixelAngle() const
@@ -1155,18 +1157,13 @@ float Viewport::pixelAngle() const
 
 bool Viewport::projectorAt(QPointF pos, ScreenProjector& out) const
 {
-    ViewRect rects[4];
-    const int views = viewRects(m_settings.view, size(), rects);
-    for (int v = 0; v < views; ++v) {
-        const ViewRect& vr = rects[v];
-        if (pos.x() >= vr.x && pos.x() < vr.x + vr.w && pos.y() >= vr.y && pos.y() < vr.y + vr.h) {
-            out.viewProj = m_camera.projection(float(vr.w) / float(std::max(vr.h, 1))) * m_camera.view();
-            out.origin = glm::vec2(float(vr.x), float(vr.y));
-            out.size = glm::vec2(float(vr.w), float(vr.h));
-            return true;
-        }
-    }
-    return false;
+    ViewRect vr;
+    if (!viewAt(m_settings.view, size(), pos, vr))
+        return false;
+    out.viewProj = m_camera.projection(float(vr.w) / float(std::max(vr.h, 1))) * m_camera.view();
+    out.origin = glm::vec2(float(vr.x), float(vr.y));
+    out.size = glm::vec2(float(vr.w), float(vr.h));
+    return true;
 }
 
 void Viewport::boneSegments(std::vector<Segment>& segments, std::vector<int>& owners) const
@@ -1262,14 +1259,10 @@ void Viewport::mouseMoveEvent(QMouseEvent* e)
         m_moved = true;
     if (m_drag == Drag::Box) {
         // The box stays inside the view it began in.
-        ViewRect rects[4];
-        const int views = viewRects(m_settings.view, size(), rects);
-        for (int v = 0; v < views; ++v) {
-            const ViewRect& vr = rects[v];
-            if (m_pressPos.x() >= vr.x && m_pressPos.x() < vr.x + vr.w && m_pressPos.y() >= vr.y && m_pressPos.y() < vr.y + vr.h)
-                m_boxEnd = QPointF(std::clamp(e->position().x(), qreal(vr.x), qreal(vr.x + vr.w - 1)),
-                                   std::clamp(e->position().y(), qreal(vr.y), qreal(vr.y + vr.h - 1)));
-        }
+        ViewRect vr;
+        if (viewAt(m_settings.view, size(), m_pressPos, vr))
+            m_boxEnd = QPointF(std::clamp(e->position().x(), qreal(vr.x), qreal(vr.x + vr.w - 1)),
+                               std::clamp(e->position().y(), qreal(vr.y), qreal(vr.y + vr.h - 1)));
         if (m_moved)
             requestRender();
         return;

@@ -2,7 +2,6 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QDockWidget>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QTimer>
@@ -276,8 +275,7 @@ int runGui(int argc, char** argv)
             set.label = QObject::tr("--select");
             set.vertices = std::make_shared<const std::vector<uint32_t>>(selected);
             doc.setSelectionSet(std::move(set));
-            if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("dock.weights")))
-                dock->raise();
+            window.raiseWeightsDock();
         }
         if (selectionCount > 0) {
             QTimer::singleShot(300, &window, [&] {

@@ -1,7 +1,6 @@
 #include "app/gui/gui_bench.h"
 
 #include <QApplication>
-#include <QDockWidget>
 #include <QTableView>
 #include <QElapsedTimer>
 #include <QFile>
@@ -177,8 +176,7 @@ int runSelectionBenchmark(Document& doc, MainWindow& window, int count)
         std::fprintf(stderr, "rigscope: --bench-selection %d: the rig has %zu vertices\n", count, vertices);
         return 2;
     }
-    if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("dock.weights")))
-        dock->raise();
+    window.raiseWeightsDock();
     panels::WeightsPanel* panel = window.weightsPanel();
     auto list = std::make_shared<std::vector<uint32_t>>();
     for (int i = 0; i < count; ++i)

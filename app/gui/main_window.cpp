@@ -268,6 +268,12 @@ void MainWindow::buildDocks()
     m_timelineBar = timeline;
 }
 
+void MainWindow::raiseWeightsDock()
+{
+    if (auto* dock = qobject_cast<QDockWidget*>(m_weights->parentWidget()))
+        dock->raise();
+}
+
 void MainWindow::applyDefaultDockSizes()
 {
     // The left column as wide as the Bones panel needs; the bottom row as tall as every method's row of the Methods

@@ -43,6 +43,8 @@ public:
     panels::TimelinePanel* timelinePanel() const { return m_timeline; }
     panels::AuditPanel* auditPanel() const { return m_audit; }
     panels::WeightsPanel* weightsPanel() const { return m_weights; }
+    /// Brings the Weights dock to the front of its tabs.
+    void raiseWeightsDock();
     /// Adds a file to the front of the recent list (persisted).
     void addRecentFile(const QString& path);
     QStringList recentFiles() const;
