@@ -75,6 +75,7 @@ std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& r, int influences, const Q
     loaded->runtime = rig::buildRuntime(loaded->rig, influences);
     loaded->audit = rig::auditRig(loaded->rig, loaded->runtime.bind);
     loaded->weights = rig::checkWeights(loaded->rig);
+    loaded->bands = rig::diagnoseWeightBands(loaded->rig);
     loaded->findingVertices.reserve(loaded->audit.findings.size());
     for (const rig::AuditFinding& f : loaded->audit.findings)
         loaded->findingVertices.push_back(std::make_shared<const std::vector<uint32_t>>(rig::findingVertices(loaded->rig, f)));

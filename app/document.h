@@ -17,6 +17,7 @@
 
 #include "app/evaluator.h"
 #include "rig/analysis/audit.h"
+#include "rig/analysis/diagnosis/weight_bands.h"
 #include "rig/analysis/weight_checks.h"
 #include "rig/io/asset_root.h"
 #include "viewer/compute/gpu_deformer.h"
@@ -45,6 +46,7 @@ struct LoadedRig {
     QString displayName;
     QString sampleName; ///< the built-in sample's name, or empty
     rig::WeightChecks weights; ///< the raw weight checks (per-node influenced vertex counts for the bones panel)
+    rig::WeightBands bands;    ///< hard boundaries, far-joint influences, left/right asymmetry (the Diagnosis dock)
     /// Per audit finding: the global vertices it touches (rig::findingVertices), for selecting them all.
     std::vector<std::shared_ptr<const std::vector<uint32_t>>> findingVertices;
     /// The rig packed for the viewport's GPU path (viewer::packGpuRig), built with the rest off the GUI thread; null

@@ -180,6 +180,7 @@ void Evaluator::run()
             rig::evaluate(job.rig->rig, job.rig->runtime, job.pose, rig::allMethods(), job.settings, result->eval);
             result->linearBounds = boundsOf(result->eval, false);
             result->dualQuaternionBounds = boundsOf(result->eval, true);
+            result->candyWrapper = rig::measureCandyWrapper(job.rig->rig, job.rig->runtime, result->eval);
             result->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
             latest = result;
 

@@ -23,6 +23,7 @@
 
 #include <glm/glm.hpp>
 
+#include "rig/analysis/diagnosis/blend_scale.h"
 #include "rig/deform/deform.h"
 #include "rig/model/pose.h"
 #include "viewer/box_select.h"
@@ -45,6 +46,7 @@ struct EvaluationResult {
     rig::Evaluation eval;  ///< every method
     Box linearBounds;      ///< of the linear-blend positions (every method but dual-quaternion draws them)
     Box dualQuaternionBounds;
+    rig::CandyWrapper candyWrapper; ///< linear blending's scale loss in this pose (the Diagnosis dock's bands)
     unsigned generation = 0; ///< the request's
     double milliseconds = 0.0;
 };

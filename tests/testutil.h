@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QtTest/QtTest>
+#include <QFileInfo>
 
 #include <cmath>
 #include <fstream>
@@ -12,11 +13,38 @@
 #include "rig/model/model.h"
 #include "rig/model/samples.h"
 
+/// At the start of a test function that reads ../shared/assets: skips it, naming the folder, when it is absent, so a
+/// checkout without the rigs runs every other test instead of failing forty.
+#define REQUIRE_ASSETS()                                                                                          \
+    do {                                                                                                          \
+        const QString missing_ = testutil::assetsMissing();                                                       \
+        if (!missing_.isEmpty())                                                                                  \
+            QSKIP(qPrintable(missing_));                                                                          \
+    } while (0)
+
 namespace testutil {
+
+/// The folder of real rigs: RIGSCOPE_ASSETS_DIR from the environment (a copied binary run elsewhere), else the
+/// build's (../shared/assets beside the checkout).
+inline std::string assetsDir()
+{
+    const QByteArray env = qgetenv("RIGSCOPE_ASSETS_DIR");
+    return env.isEmpty() ? std::string(RIGSCOPE_ASSETS_DIR) : env.toStdString();
+}
 
 inline std::string assetPath(const char* relative)
 {
-    return std::string(RIGSCOPE_ASSETS_DIR) + "/" + relative;
+    return assetsDir() + "/" + relative;
+}
+
+/// Why the real rigs cannot be read ("" when their folder is there).
+inline QString assetsMissing()
+{
+    const QString dir = QString::fromStdString(assetsDir());
+    return QFileInfo(dir).isDir() ? QString()
+                                  : QStringLiteral("the real rigs' folder %1 is absent (set RIGSCOPE_ASSETS_DIR to "
+                                                   "another): this test reads them")
+                                        .arg(dir);
 }
 
 /// Loads a built-in sample or fails the test.

@@ -75,6 +75,10 @@ struct GuiCli {
     QCommandLineOption windowShot{QStringLiteral("screenshot-window"),
         QStringLiteral("Save the whole window (docks, menus and viewport) to a PNG once the rig is shown, then quit."),
         QStringLiteral("PNG")};
+    QCommandLineOption dock{QStringLiteral("dock"),
+        QStringLiteral("Bring this dock to the front of its tabs: bones, morphs, methods, vertex, audit, weights or "
+        "diagnosis."),
+        QStringLiteral("NAME")};
 
     void addTo(QCommandLineParser& p) const
     {
@@ -89,7 +93,7 @@ struct GuiCli {
         p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file to open (default: the sheet sample)."),
                                 QStringLiteral("[file]"));
         p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot, windowShot, benchFrames,
-                      benchDrag, benchSelection, select, json, assetRoot});
+                      benchDrag, benchSelection, select, json, assetRoot, dock});
     }
 };
 
@@ -111,7 +115,7 @@ int runGui(int argc, char** argv)
     const GuiCli cli;
     cli.addTo(p);
     const auto& [sample, pose, method, view, overlays, shading, material, heatMax, lineLength, benchFrames, benchDrag,
-                 benchSelection, select, json, assetRoot, backend, screenshot, windowShot] = cli;
+                 benchSelection, select, json, assetRoot, backend, screenshot, windowShot, dock] = cli;
     p.process(qapp); // --help / --version / unknown options exit here
 
     DisplaySettings d;
@@ -241,6 +245,9 @@ int runGui(int argc, char** argv)
         std::sort(selected.begin(), selected.end());
         selected.erase(std::unique(selected.begin(), selected.end()), selected.end());
     }
+    if (p.isSet(dock) && !MainWindow::dockNames().contains(p.value(dock)))
+        return failWith(QStringLiteral("--dock: unknown dock '%1' (valid: %2)")
+                            .arg(p.value(dock), MainWindow::dockNames().join(QStringLiteral(", "))));
     if (p.isSet(json) && !p.isSet(benchDrag))
         return failWith(QStringLiteral("--json goes with --bench-drag"));
     int status = 0;
@@ -277,6 +284,8 @@ int runGui(int argc, char** argv)
             doc.setSelectionSet(std::move(set));
             window.raiseWeightsDock();
         }
+        if (p.isSet(dock))
+            window.raiseDock(p.value(dock)); // checked before the window showed
         if (selectionCount > 0) {
             QTimer::singleShot(300, &window, [&] {
                 status = runSelectionBenchmark(doc, window, selectionCount);

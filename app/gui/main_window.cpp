@@ -36,6 +36,7 @@
 #include "rig/io/pose_file.h"
 #include "panels/animation/morph_panel.h"
 #include "panels/animation/timeline_panel.h"
+#include "panels/diagnosis/diagnosis_panel.h"
 #include "panels/inspect/audit_panel.h"
 #include "panels/inspect/vertex_panel.h"
 #include "panels/skeleton/bones_panel.h"
@@ -229,6 +230,15 @@ void MainWindow::buildDocks()
         auto* dock = new QDockWidget(title, this);
         dock->setObjectName(name); // unique: saveState/restoreState key
         dock->setWidget(w);
+        // Docks across the bottom carry their title on the left, upright, as Qt's vertical title bar: the row of
+        // numbers costs the viewport no title line. Moved to a side, a dock gets its title line back.
+        auto titleFor = [dock](Qt::DockWidgetArea at) {
+            const bool across = at == Qt::BottomDockWidgetArea || at == Qt::TopDockWidgetArea;
+            dock->setFeatures(across ? dock->features() | QDockWidget::DockWidgetVerticalTitleBar
+                                     : dock->features() & ~QDockWidget::DockWidgetVerticalTitleBar);
+        };
+        titleFor(area);
+        connect(dock, &QDockWidget::dockLocationChanged, dock, titleFor);
         addDockWidget(area, dock);
         m_docks << dock;
         return dock;
@@ -254,6 +264,10 @@ void MainWindow::buildDocks()
     m_weights = new panels::WeightsPanel(m_doc, this);
     QDockWidget* weights = add(m_weights, tr("Weights"), QStringLiteral("dock.weights"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(audit, weights);
+    m_diagnosis = new panels::DiagnosisPanel(m_doc, this);
+    QDockWidget* diagnosis = add(m_diagnosis, tr("Diagnosis"), QStringLiteral("dock.diagnosis"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(weights, diagnosis);
+    connect(m_diagnosis, &panels::DiagnosisPanel::frameRequested, this, &MainWindow::frameSelection);
     connect(m_weights, &panels::WeightsPanel::frameVertexRequested, this, [this](uint32_t v) {
         m_doc->evaluator()->requestBox(std::make_shared<const std::vector<uint32_t>>(1, v), m_doc->display().method,
                                        kFrameSelectionTag);
@@ -268,6 +282,23 @@ void MainWindow::buildDocks()
     m_timelineBar = timeline;
 }
 
+QStringList MainWindow::dockNames()
+{
+    return {QStringLiteral("bones"), QStringLiteral("morphs"), QStringLiteral("methods"), QStringLiteral("vertex"),
+            QStringLiteral("audit"), QStringLiteral("weights"), QStringLiteral("diagnosis")};
+}
+
+bool MainWindow::raiseDock(const QString& name)
+{
+    for (QDockWidget* d : m_docks)
+        if (d->objectName() == QStringLiteral("dock.") + name) {
+            d->show();
+            d->raise();
+            return true;
+        }
+    return false;
+}
+
 void MainWindow::raiseWeightsDock()
 {
     if (auto* dock = qobject_cast<QDockWidget*>(m_weights->parentWidget()))
@@ -280,8 +311,7 @@ void MainWindow::applyDefaultDockSizes()
     // table; Methods most of that row, Vertex and Audit the rest.
     const int left = std::max(m_bones->minimumSizeHint().width(), 270);
     resizeDocks({m_bonesDock}, {left}, Qt::Horizontal);
-    const int title = style()->pixelMetric(QStyle::PM_TitleBarHeight, nullptr, m_methodsDock);
-    resizeDocks({m_methodsDock}, {m_methods->heightForAllRows() + title}, Qt::Vertical);
+    resizeDocks({m_methodsDock}, {m_methods->heightForAllRows()}, Qt::Vertical); // its title is beside it
     const int row = std::max(width() - 16, 400);
     const int methods = std::min(m_methods->widthForAllColumns(), row - 260);
     resizeDocks({m_methodsDock, m_vertexDock}, {methods, row - methods}, Qt::Horizontal);

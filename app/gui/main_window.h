@@ -18,6 +18,7 @@ namespace viewer {
 class Viewport;
 }
 namespace panels {
+class DiagnosisPanel;
 class AuditPanel;
 class BonesPanel;
 class MethodsPanel;
@@ -43,6 +44,11 @@ public:
     panels::TimelinePanel* timelinePanel() const { return m_timeline; }
     panels::AuditPanel* auditPanel() const { return m_audit; }
     panels::WeightsPanel* weightsPanel() const { return m_weights; }
+    panels::DiagnosisPanel* diagnosisPanel() const { return m_diagnosis; }
+    /// The docks' short names (their objectName without "dock."), for --dock.
+    static QStringList dockNames();
+    /// Shows dock `name` (a dockNames() entry) at the front of its tabs; false for an unknown name.
+    bool raiseDock(const QString& name);
     /// Brings the Weights dock to the front of its tabs.
     void raiseWeightsDock();
     /// Adds a file to the front of the recent list (persisted).
@@ -116,6 +122,7 @@ private:
     panels::AuditPanel* m_audit = nullptr;
     panels::MethodsPanel* m_methods = nullptr;
     panels::WeightsPanel* m_weights = nullptr;
+    panels::DiagnosisPanel* m_diagnosis = nullptr;
     Qt::KeyboardModifiers m_pickModifiers;
     QAction* m_selectThrough = nullptr; ///< Edit ▸ Box Selects Through the Mesh
     int m_rotateGesture = 0;

@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <glm/gtc/quaternion.hpp>
+
 #include "app/document.h"
 #include "rig/model/joint_tools.h"
 #include "rig/model/samples.h"
@@ -51,12 +53,22 @@ JointEditor::JointEditor(app::Document* doc, QWidget* parent) : QWidget(parent),
     m_title = new QLabel(this);
     m_title->setObjectName(QStringLiteral("jointTitle"));
     m_title->setWordWrap(true);
-    layout->addWidget(m_title);
+    // The joint's name, Reset Joint and Presets on one line: the tree above keeps the height (Maya's channel box
+    // likewise heads its fields with the node's name alone).
+    auto* head = new QHBoxLayout;
+    head->addWidget(m_title, 1);
+    layout->addLayout(head);
+    m_clip = new QLabel(this);
+    m_clip->setObjectName(QStringLiteral("clipRotation"));
+    m_clip->setToolTip(tr("The rotation the clip gives this joint now, in its rotate order; the edit below applies after "
+                          "it. While the clip plays each angle follows on from the last, as Maya's curves do."));
+    m_clip->hide();
+    layout->addWidget(m_clip);
 
     m_fields = new QWidget(this);
     auto* grid = new QGridLayout(m_fields);
     grid->setContentsMargins(0, 0, 0, 0);
-    grid->setVerticalSpacing(2);
+    grid->setVerticalSpacing(0);
     const char* groups[3] = {"Rotate", "Translate", "Scale"};
     const char* axes[3] = {"X", "Y", "Z"};
     const char* names[FieldCount] = {"rotateX", "rotateY", "rotateZ", "translateX", "translateY",
@@ -127,10 +139,9 @@ JointEditor::JointEditor(app::Document* doc, QWidget* parent) : QWidget(parent),
     grid->setColumnStretch(1, 1);
     layout->addWidget(m_fields);
 
-    auto* buttons = new QHBoxLayout;
-    m_reset = new QPushButton(tr("Reset Joint"), this);
+    m_reset = new QPushButton(tr("Reset"), this);
     m_reset->setObjectName(QStringLiteral("resetJoint"));
-    m_reset->setToolTip(tr("Removes this joint's edit (back to the rest or sampled pose); its rotate order stays"));
+    m_reset->setToolTip(tr("Reset Joint: removes this joint's edit (back to the rest or sampled pose); its rotate order stays"));
     connect(m_reset, &QPushButton::clicked, this, [this] {
         const int j = targetJoint();
         if (j >= 0) {
@@ -151,10 +162,8 @@ JointEditor::JointEditor(app::Document* doc, QWidget* parent) : QWidget(parent),
     menu->addSeparator();
     menu->addAction(tr("Candy-Wrapper Twist 0→180°"), this, [this] { candyWrapperSweep(); });
     m_presets->setMenu(menu);
-    buttons->addWidget(m_reset);
-    buttons->addWidget(m_presets);
-    buttons->addStretch(1);
-    layout->addLayout(buttons);
+    head->addWidget(m_reset, 0, Qt::AlignTop);
+    head->addWidget(m_presets, 0, Qt::AlignTop);
 
     m_sweep = new QTimer(this);
     m_sweep->setInterval(16);
@@ -182,6 +191,7 @@ JointEditor::JointEditor(app::Document* doc, QWidget* parent) : QWidget(parent),
     connect(doc, &app::Document::poseChanged, this, &JointEditor::sync);
     connect(doc, &app::Document::jointSelectionChanged, this, [this] {
         m_spinField = -1;
+        m_clipJoint = -1;
         sync();
     });
     sync();
@@ -214,18 +224,20 @@ void JointEditor::sync()
     const app::LoadedRig* l = m_doc->loaded();
     const bool editable = m_doc->isAddressable(joint);
     if (!l || joint < 0)
-        m_title->setText(tr("Select a joint in the tree or click a bone in the viewport (skeleton shown: K)."));
+        m_title->setText(tr("No joint selected"));
     else if (!editable)
         m_title->setText(tr("<b>%1</b> cannot be posed: its name is empty or repeats an earlier node's, so a pose file "
                             "cannot name it.")
                              .arg(QString::fromStdString(l->rig.skeleton.nodes[size_t(joint)].name).toHtmlEscaped()));
     else
-        m_title->setText(tr("<b>%1</b> — edits apply in the joint's local frame, after its rest (or sampled) transform.")
-                             .arg(QString::fromStdString(l->rig.skeleton.nodes[size_t(joint)].name).toHtmlEscaped()));
+        m_title->setText(tr("<b>%1</b>").arg(QString::fromStdString(l->rig.skeleton.nodes[size_t(joint)].name).toHtmlEscaped()));
+    m_title->setToolTip(l && joint >= 0 ? tr("Edits apply in the joint's local frame, after its rest (or sampled) transform.")
+                                        : tr("Select a joint in the tree or click a bone in the viewport (skeleton shown: K)"));
     m_fields->setEnabled(editable);
     m_reset->setEnabled(editable);
     m_presets->setEnabled(targetJoint() >= 0 && m_doc->isAddressable(targetJoint()));
     const rig::JointEdit e = m_doc->jointEdit(joint);
+    syncClipRotation(joint, e.rotateOrder);
     {
         const QSignalBlocker bo(m_order);
         m_order->setCurrentIndex(int(e.rotateOrder));
@@ -239,6 +251,39 @@ void JointEditor::sync()
                                                       double(r.slider->maximum())))));
     }
 }
+
+void JointEditor::syncClipRotation(int joint, rig::RotateOrder order)
+{
+    // The clip's sampled rotation of the joint, as Euler angles nearest the last shown (a joint spinning past 180°
+    // reads 190°, not −170°); a new joint, clip or order starts from the decomposition nearest zero.
+    const app::LoadedRig* l = m_doc->loaded();
+    const rig::ResolvedPose& pose = m_doc->resolvedPose();
+    const rig::JointChannel* channel = nullptr;
+    if (l && joint >= 0 && pose.clip >= 0 && size_t(pose.clip) < l->rig.clips.size())
+        for (const rig::JointChannel& ch : l->rig.clips[size_t(pose.clip)].joints)
+            if (ch.node == joint && !ch.rotation.empty())
+                channel = &ch;
+    if (!channel) {
+        m_clip->hide();
+        m_clipJoint = -1;
+        return;
+    }
+    const glm::mat3 r = glm::mat3_cast(rig::sampleTrack(channel->rotation, pose.time));
+    if (m_clipJoint != joint || m_clipClip != pose.clip || m_clipOrder != order)
+        m_clipEuler = glm::vec3(0.0f);
+    m_clipEuler = rig::eulerFromMatrix(r, order, m_clipEuler);
+    m_clipJoint = joint;
+    m_clipClip = pose.clip;
+    m_clipOrder = order;
+    m_clip->setText(tr("Clip: rotate %1°, %2°, %3° (%4)")
+                        .arg(double(m_clipEuler.x), 0, 'f', 1)
+                        .arg(double(m_clipEuler.y), 0, 'f', 1)
+                        .arg(double(m_clipEuler.z), 0, 'f', 1)
+                        .arg(QString::fromLatin1(rig::rotateOrderName(order))));
+    m_clip->show();
+}
+
+glm::vec3 JointEditor::clipRotation() const { return m_clipJoint >= 0 ? m_clipEuler : glm::vec3(NAN); }
 
 void JointEditor::onSlider(Field f, int value)
 {

@@ -1,11 +1,15 @@
 // The selected joint's transform: rotate X/Y/Z (degrees, Euler angles in the joint's rotate order), translate and scale per axis
 // (non-uniform allowed), each a slider with a spin box; reset joint; the lesson presets. Every change is an undoable
-// pose edit; a slider drag is one undo step.
+// pose edit; a slider drag is one undo step. Above them, read-only, the rotation a playing clip gives the joint.
 #pragma once
 
 #include <QWidget>
 
 #include <array>
+
+#include <glm/glm.hpp>
+
+#include "rig/model/pose.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -42,6 +46,9 @@ public:
     /// The candy-wrapper sweep: the target joint twisted 0→180° about its bone over `seconds` (one undo step).
     void candyWrapperSweep(double seconds = 1.5);
     bool sweepRunning() const;
+    /// The clip's rotation of the selected joint as shown (Euler degrees in its rotate order, each continuing from the
+    /// last shown), or NaN when the clip does not rotate it.
+    glm::vec3 clipRotation() const;
 
 private:
     struct Row {
@@ -49,6 +56,7 @@ private:
         QDoubleSpinBox* spin = nullptr;
     };
     void sync();
+    void syncClipRotation(int joint, rig::RotateOrder order);
     void onSlider(Field f, int value);
     void onSpin(Field f, double value);
     void apply(Field f, double value, int gesture);
@@ -56,6 +64,10 @@ private:
 
     app::Document* m_doc;
     QLabel* m_title = nullptr;
+    QLabel* m_clip = nullptr;       ///< the clip's rotation of the joint (read-only)
+    glm::vec3 m_clipEuler{0.0f};    ///< as shown last
+    int m_clipJoint = -1, m_clipClip = -1;
+    rig::RotateOrder m_clipOrder = rig::RotateOrder::XYZ;
     QComboBox* m_order = nullptr;
     QWidget* m_fields = nullptr;
     std::array<Row, FieldCount> m_rows;

@@ -4,6 +4,9 @@
 #include <QLabel>
 #include <QSplitter>
 #include <QStyle>
+#include <QTabBar>
+
+#include <algorithm>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -13,14 +16,42 @@
 
 namespace panels {
 
+namespace {
+/// The columns of one error measure's tab (the method, handedness and notes show in both).
+bool columnOfMeasure(int column, app::ErrorMeasure measure)
+{
+    const bool skinning = column == MethodStatsModel::ColSkinningNormalMax || column == MethodStatsModel::ColSkinningNormalMean ||
+                          column == MethodStatsModel::ColSkinningTangentMean;
+    const bool total = column >= MethodStatsModel::ColNormalMax && column <= MethodStatsModel::ColTangentP95;
+    return measure == app::ErrorMeasure::Skinning ? !total : !skinning;
+}
+} // namespace
+
 MethodsPanel::MethodsPanel(app::Document* doc, QWidget* parent) : QWidget(parent), m_doc(doc)
 {
     setObjectName(QStringLiteral("methodsPanel"));
     auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setContentsMargins(4, 2, 4, 2);
     auto* split = new QSplitter(Qt::Horizontal, this);
     m_model = new MethodStatsModel(this);
     m_view = new QTableView(split);
+    // The histogram and, under it, what the numbers are against and how long they took: the table keeps the height.
+    // Over the histogram, the error measure's tabs (they choose the table's columns and the histogram's errors
+    // alike; here they cost the table no row).
+    auto* side = new QWidget(split);
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    sideLayout->setSpacing(2);
+    m_measure = new QTabBar(side);
+    m_measure->setObjectName(QStringLiteral("methodsMeasure"));
+    m_measure->setDocumentMode(true);
+    m_measure->setDrawBase(false);
+    m_measure->addTab(tr("Total error"));
+    m_measure->setTabToolTip(0, tr("Against the reference rebuilt now from each method's own positions"));
+    m_measure->addTab(tr("From skinning"));
+    m_measure->setTabToolTip(1, tr("Against the reference carried from the bind pose: what skinning gets wrong, what "
+                                   "authoring already differed by left out"));
+
     m_view->setObjectName(QStringLiteral("methodsTable"));
     m_view->setModel(m_model);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -32,17 +63,13 @@ MethodsPanel::MethodsPanel(app::Document* doc, QWidget* parent) : QWidget(parent
     m_view->horizontalHeader()->setStretchLastSection(true);
     for (int c = 0; c < m_model->columnCount(); ++c)
         m_view->setColumnWidth(c, columnWidthFor(c));
-    // The histogram and, under it, what the numbers are against and how long they took: the table keeps the height.
-    auto* side = new QWidget(split);
-    auto* sideLayout = new QVBoxLayout(side);
-    sideLayout->setContentsMargins(0, 0, 0, 0);
-    sideLayout->setSpacing(2);
     m_histogram = new ErrorHistogram(side);
     m_status = new QLabel(side);
     m_status->setWordWrap(true);
     QFont small = m_status->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     m_status->setFont(small);
+    sideLayout->addWidget(m_measure);
     sideLayout->addWidget(m_histogram, 1);
     sideLayout->addWidget(m_status);
     split->addWidget(m_view);
@@ -61,7 +88,15 @@ MethodsPanel::MethodsPanel(app::Document* doc, QWidget* parent) : QWidget(parent
     connect(doc, &app::Document::evaluationRequested, this, &MethodsPanel::showStatus);
     connect(doc, &app::Document::displayChanged, this, [this] {
         m_histogram->show(m_doc->evaluation(), m_doc->display().method, m_doc->display().errorMeasure);
+        applyMeasure();
     });
+    connect(m_measure, &QTabBar::currentChanged, this, [this](int tab) {
+        app::DisplaySettings d = m_doc->display();
+        d.errorMeasure = tab == 1 ? app::ErrorMeasure::Skinning : app::ErrorMeasure::Total;
+        if (!(d == m_doc->display()))
+            m_doc->setDisplay(d);
+    });
+    applyMeasure();
     connect(doc, &app::Document::rigChanged, this, [this] {
         m_model->clear();
         m_histogram->clear();
@@ -99,10 +134,26 @@ int MethodsPanel::columnWidthFor(int column) const
 
 int MethodsPanel::tableWidthForAllColumns() const
 {
-    int width = 2 * m_view->frameWidth() + m_view->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
+    // The wider of the two tabs' column sets.
+    int widest = 0;
+    for (app::ErrorMeasure measure : {app::ErrorMeasure::Total, app::ErrorMeasure::Skinning}) {
+        int width = 0;
+        for (int c = 0; c < m_model->columnCount(); ++c)
+            width += columnOfMeasure(c, measure) ? columnWidthFor(c) : 0;
+        widest = std::max(widest, width);
+    }
+    return widest + 2 * m_view->frameWidth() + m_view->style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
+}
+
+void MethodsPanel::applyMeasure()
+{
+    const app::ErrorMeasure measure = m_doc->display().errorMeasure;
+    {
+        const QSignalBlocker block(m_measure);
+        m_measure->setCurrentIndex(measure == app::ErrorMeasure::Skinning ? 1 : 0);
+    }
     for (int c = 0; c < m_model->columnCount(); ++c)
-        width += columnWidthFor(c);
-    return width;
+        m_view->setColumnHidden(c, !columnOfMeasure(c, measure));
 }
 
 int MethodsPanel::widthForAllColumns() const

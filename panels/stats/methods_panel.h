@@ -1,10 +1,14 @@
 // Every method's error statistics for the current pose (from the document's background evaluation), beside a histogram
-// of the current method's normal and tangent errors. A row click selects the method.
+// of the current method's normal and tangent errors. A row click selects the method. Two tabs over the histogram choose the
+// error shown, as View > Error Measure does for the heatmaps: Total (against the reference rebuilt now) or From
+// Skinning (against the reference carried from the bind pose); each shows only its own columns, so the table reads
+// whole in a window of 1440 pixels.
 #pragma once
 
 #include <QWidget>
 
 class QTableView;
+class QTabBar;
 class QLabel;
 
 namespace app {
@@ -29,6 +33,8 @@ public:
     int heightForAllRows() const;
     /// The panel's width that shows every column of the table unelided beside the histogram.
     int widthForAllColumns() const;
+    /// The Total / From Skinning tabs over the table.
+    QTabBar* measureTabs() const { return m_measure; }
     /// True while the numbers shown are not those of the current state.
     bool isUpdating() const;
 
@@ -40,7 +46,10 @@ private:
     int columnWidthFor(int column) const;
     void refresh();
     void showStatus();
+    /// Shows the columns of the document's error measure and selects its tab.
+    void applyMeasure();
     app::Document* m_doc;
+    QTabBar* m_measure;
     MethodStatsModel* m_model;
     QTableView* m_view;
     ErrorHistogram* m_histogram;

@@ -192,6 +192,12 @@ void TestDiagnosis::twistTubeLosesCosHalfTheTwistAtItsEvenBlend()
     QCOMPARE(cw.bands[0].vertices, blended);
     QCOMPARE(cw.bands[0].below09, below09);
     RS_COMPARE_NEAR(cw.bands[0].worstScale, half, 1e-6);
+    // Its vertex list: exactly the blended vertices, ascending (one mesh: global = local).
+    std::vector<uint32_t> expectedList;
+    for (size_t v = 0; v < rig.meshes[0].vertexCount(); ++v)
+        if (tubeWeight(int(v % 41)) > 0.0 && tubeWeight(int(v % 41)) < 1.0)
+            expectedList.push_back(uint32_t(v));
+    QCOMPARE(cw.bands[0].vertexList, expectedList);
 }
 
 void TestDiagnosis::uniformlyScaledJointsAreNoLoss()
@@ -298,6 +304,7 @@ void TestDiagnosis::hardBoundaryIsFoundWhereTheWeightFlips()
     for (uint32_t v : wb.hardBoundaryVertices)
         QVERIFY(v % 11 == 5 || v % 11 == 6);
     QCOMPARE(wb.hardBoundaryVertices.size(), size_t(6)); // columns 5 and 6 of three rows
+    QCOMPARE(wb.hardBoundaryPairs[0].vertices, wb.hardBoundaryVertices); // the one pair's ends are all of them
     QCOMPARE(wb.nonAdjacentVertices, size_t(0));
 }
 
@@ -331,6 +338,9 @@ void TestDiagnosis::strayInfluenceFromAnotherLimbIsFound()
     QCOMPARE(wb.nonAdjacentVertices, size_t(2));
     QCOMPARE(wb.nonAdjacentList, (std::vector<uint32_t>{7, 9}));
     QCOMPARE(wb.nonAdjacentPairs.size(), size_t(2));
+    // Each pair lists its own vertex: together 7 and 9, once each.
+    QCOMPARE(wb.nonAdjacentPairs[0].vertices.size() + wb.nonAdjacentPairs[1].vertices.size(), size_t(2));
+    QVERIFY(wb.nonAdjacentPairs[0].vertices != wb.nonAdjacentPairs[1].vertices);
     // Two joints apart is adjacent by default; at distance 1 only, every a/b vertex is still fine, vertex 7 too far.
     WeightBandSettings strict;
     strict.adjacentDistance = 3;
@@ -372,6 +382,7 @@ void TestDiagnosis::asymmetricWeightsAcrossMirroredJointsAreFound()
     QCOMPARE(off.asymmetricPairs.size(), size_t(1));
     QCOMPARE(off.asymmetricPairs[0].nodeA, 1);
     QCOMPARE(off.asymmetricPairs[0].nodeB, 2);
+    QCOMPARE(off.asymmetricPairs[0].vertices, off.asymmetricList);
 }
 
 void TestDiagnosis::realRigsSymmetry()

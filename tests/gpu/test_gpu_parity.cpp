@@ -146,7 +146,7 @@ Case makeCase(const std::string& name)
         c.dispatchLimit = name == "bench40k_2d" ? 32 : 0;
     } else if (name == "quad_skin_k8") {
         // Ten influences per vertex: with K = 8, influences 5 to 8 carry real weight on the GPU's second block.
-        const QString dir = qEnvironmentVariable("RIGSCOPE_ASSETS_DIR", QStringLiteral(RIGSCOPE_ASSETS_DIR));
+        const QString dir = QString::fromStdString(testutil::assetsDir());
         auto loaded = rig::importFile((dir + QStringLiteral("/assimp_simple_skin/quad_skin.glb")).toStdString());
         if (!loaded.ok())
             qFatal("quad_skin.glb: %s", loaded.error().c_str());
@@ -171,7 +171,7 @@ Case makeCase(const std::string& name)
         }
     } else if (name == "fox_twisted") {
         // A real character with a forearm turned 140° about its bone and the upper spine 90°: blend bands that lose.
-        const QString dir = qEnvironmentVariable("RIGSCOPE_ASSETS_DIR", QStringLiteral(RIGSCOPE_ASSETS_DIR));
+        const QString dir = QString::fromStdString(testutil::assetsDir());
         auto loaded = rig::importFile((dir + QStringLiteral("/Fox/Fox.glb")).toStdString());
         if (!loaded.ok())
             qFatal("Fox.glb: %s", loaded.error().c_str());
@@ -184,8 +184,7 @@ Case makeCase(const std::string& name)
     } else {
         // Real assets: "<folder>/<file>@<clip>@<time>".
         const QStringList parts = QString::fromStdString(name).split(QLatin1Char('@'));
-        // RIGSCOPE_ASSETS_DIR in the environment overrides the build's folder (for running a copied binary elsewhere).
-        const QString dir = qEnvironmentVariable("RIGSCOPE_ASSETS_DIR", QStringLiteral(RIGSCOPE_ASSETS_DIR));
+        const QString dir = QString::fromStdString(testutil::assetsDir());
         auto loaded = rig::importFile((dir + QLatin1Char('/') + parts[0]).toStdString());
         if (!loaded.ok())
             qFatal("%s: %s", qPrintable(parts[0]), loaded.error().c_str());

@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QScrollBar>
 #include <QStandardPaths>
+#include <QTabBar>
 #include <QTableView>
 #include <QTreeView>
 #include <QTemporaryDir>
@@ -20,6 +21,7 @@
 #include "gltf_files.h"
 #include "gui_util.h"
 #include "app/gui/main_window.h"
+#include "panels/diagnosis/diagnosis_panel.h"
 #include "panels/inspect/weights_model.h"
 #include "panels/inspect/weights_panel.h"
 #include "viewer/viewport.h"
@@ -340,7 +342,7 @@ void TestGui::staysUsableThroughEveryCorpusFile()
     // Every real asset and every hand-broken rig, opened one after another in one window: each either loads or
     // fails with a message naming it; the previous rig stays on failure; the viewport keeps rendering throughout.
     QStringList files;
-    for (const QString& root : {QStringLiteral(RIGSCOPE_ASSETS_DIR), QStringLiteral(RIGSCOPE_TEST_DATA_DIR "/broken")}) {
+    for (const QString& root : {QString::fromStdString(testutil::assetsDir()), QStringLiteral(RIGSCOPE_TEST_DATA_DIR "/broken")}) {
         QDirIterator it(root, {"*.gltf", "*.glb", "*.fbx", "*.dae", "*.x", "*.X", "*.obj", "*.bin", "*.txt", "*.json"},
                         QDir::Files, QDirIterator::Subdirectories);
         while (it.hasNext()) {
@@ -493,6 +495,10 @@ void TestGui::litViewShowsTheBaseColourTexture()
 void TestGui::firstLaunchGivesTheViewportMostOfTheWindow_data()
 {
     QTest::addColumn<QSize>("size");
+    // The windows a first launch opens on a 1600 × 1000 and a 1920 × 1080 screen (nine tenths of each), and those
+    // screens' whole size.
+    QTest::newRow("1440x900") << QSize(1440, 900);
+    QTest::newRow("1728x972") << QSize(1728, 972);
     QTest::newRow("1600x1000") << QSize(1600, 1000);
     QTest::newRow("1920x1080") << QSize(1920, 1080);
 }
@@ -536,14 +542,48 @@ void TestGui::firstLaunchGivesTheViewportMostOfTheWindow()
     QVERIFY2(!table->horizontalScrollBar()->isVisible(), "the Methods table scrolls horizontally");
     for (int r = 0; r < table->model()->rowCount(); ++r)
         QVERIFY2(table->viewport()->rect().contains(table->visualRect(table->model()->index(r, 0))), qPrintable(QString::number(r)));
-    // Every cell's text fits its column (nothing elided to "12...."), the header's too.
+    // Every cell's text fits its column (nothing elided to "12...."), the header's too, in both tabs of the table
+    // (total error, from skinning), each with only its own columns.
     const int margin = 2 * (table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1);
-    for (int c = 0; c < table->model()->columnCount(); ++c) {
-        int need = table->horizontalHeader()->sectionSizeHint(c);
+    auto* measure = w.findChild<QTabBar*>(QStringLiteral("methodsMeasure"));
+    QVERIFY(measure && measure->isVisible());
+    for (int tab : {1, 0}) {
+        measure->setCurrentIndex(tab);
+        QTest::qWait(20);
+        QCOMPARE(doc.display().errorMeasure, tab == 1 ? app::ErrorMeasure::Skinning : app::ErrorMeasure::Total);
+        QVERIFY2(!table->horizontalScrollBar()->isVisible(), qPrintable(QStringLiteral("tab %1 scrolls horizontally").arg(tab)));
+        QVERIFY2(!table->verticalScrollBar()->isVisible(), qPrintable(QStringLiteral("tab %1 scrolls vertically").arg(tab)));
+        int shown = 0;
+        for (int c = 0; c < table->model()->columnCount(); ++c) {
+            if (table->isColumnHidden(c))
+                continue;
+            ++shown;
+            int need = table->horizontalHeader()->sectionSizeHint(c);
+            for (int r = 0; r < table->model()->rowCount(); ++r)
+                need = std::max(need, table->fontMetrics().horizontalAdvance(table->model()->index(r, c).data().toString()) + margin);
+            QVERIFY2(table->columnWidth(c) >= need, qPrintable(QStringLiteral("tab %1 column %2: %3 < %4").arg(tab).arg(c).arg(table->columnWidth(c)).arg(need)));
+        }
+        QCOMPARE(shown, tab == 1 ? 6 : 9); // method, 6 total / 3 skinning columns, handedness, notes
         for (int r = 0; r < table->model()->rowCount(); ++r)
-            need = std::max(need, table->fontMetrics().horizontalAdvance(table->model()->index(r, c).data().toString()) + margin);
-        QVERIFY2(table->columnWidth(c) >= need, qPrintable(QStringLiteral("column %1: %2 < %3").arg(c).arg(table->columnWidth(c)).arg(need)));
+            QVERIFY2(table->viewport()->rect().contains(table->visualRect(table->model()->index(r, 0))), qPrintable(QString::number(r)));
     }
+    // The tabs beside: Weights and Diagnosis have room for a table (a third of the window at least).
+    auto* weightsDock = w.findChild<QDockWidget*>(QStringLiteral("dock.weights"));
+    QVERIFY(weightsDock);
+    weightsDock->raise();
+    QTest::qWait(20);
+    QVERIFY2(weightsDock->width() >= size.width() / 3, qPrintable(QString::number(weightsDock->width())));
+
+    // --dock names every dock, and raising one by name brings it to the front (Diagnosis, tabbed with Vertex).
+    const QList<QDockWidget*> docks = w.findChildren<QDockWidget*>();
+    QCOMPARE(docks.size(), app::MainWindow::dockNames().size());
+    for (QDockWidget* d : docks)
+        QVERIFY2(app::MainWindow::dockNames().contains(d->objectName().mid(5)), qPrintable(d->objectName()));
+    QVERIFY(!w.raiseDock(QStringLiteral("nonesuch")));
+    QVERIFY(w.raiseDock(QStringLiteral("diagnosis")));
+    QTest::qWait(20);
+    QVERIFY(w.diagnosisPanel()->isVisible());
+    QVERIFY(w.raiseDock(QStringLiteral("vertex")));
 
     auto* tree = w.findChild<QTreeView*>(QStringLiteral("skeletonTree"));
     QVERIFY(tree && tree->isVisible());

@@ -22,7 +22,10 @@
 #include <QTreeView>
 #include <QUndoStack>
 
+#include <cmath>
 #include <functional>
+
+#include <glm/gtc/quaternion.hpp>
 #include <set>
 
 #include "app/document.h"
@@ -104,6 +107,7 @@ private slots:
     void rotateSliderDragIsOneUndoStep();
     void typedSpinValueIsExactAndUndoable();
     void rotateOrderChoiceKeepsTheAnglesAndIsOneUndoStep();
+    void clipRotationReadsOnPastHalfATurn();
     void scaleIsPerAxis();
     void unnamedNodesCannotBePosed();
     void presetsActOnTheLessonJointWithoutASelection();
@@ -294,6 +298,49 @@ void TestPosingPanels::rotateOrderChoiceKeepsTheAnglesAndIsOneUndoStep()
         doc.undoStack()->undo();
     QCOMPARE(order->currentText(), QStringLiteral("xyz"));
     QCOMPARE(doc.jointEdit(lower).rotateDeg, glm::vec3(30.0f, 0.0f, 60.0f));
+}
+
+void TestPosingPanels::clipRotationReadsOnPastHalfATurn()
+{
+    // A clip spins "lower" a whole turn about Z, a quarter turn per second. Played forward, the editor's clip line
+    // reads each angle on from the last (315° at 3.5 s, where a fresh decomposition reads −45°), and the line is
+    // hidden for a joint the clip does not rotate.
+    rig::Rig rig = testutil::sample("elbow");
+    const int lower = rig.skeleton.find("lower");
+    rig::Clip spin;
+    spin.name = "spin";
+    spin.duration = 4.0f;
+    rig::JointChannel ch;
+    ch.node = lower;
+    for (int key = 0; key <= 4; ++key) {
+        ch.rotation.times.push_back(float(key));
+        ch.rotation.values.push_back(glm::angleAxis(glm::radians(90.0f * float(key)), glm::vec3(0, 0, 1)));
+    }
+    spin.joints.push_back(ch);
+    rig.clips.push_back(spin);
+    app::Document doc;
+    doc.setLoaded(app::finishLoadedRig(std::move(rig), 4, QString(), QStringLiteral("spin")));
+    panels::BonesPanel panel(&doc);
+    QVERIFY(showOnScreen(panel));
+    doc.setSelectedJoint(lower);
+    auto* line = panel.findChild<QLabel*>(QStringLiteral("clipRotation"));
+    QVERIFY(line);
+    QVERIFY(std::isnan(panel.editor()->clipRotation().z)); // no clip yet
+    for (int step = 0; step <= 40; ++step) {
+        const double t = 0.1 * step;
+        QVERIFY(doc.setClipTime("spin", t));
+        const glm::vec3 r = panel.editor()->clipRotation();
+        QVERIFY2(std::fabs(r.z - float(90.0 * t)) < 0.05f && std::fabs(r.x) < 0.05f && std::fabs(r.y) < 0.05f,
+                 qPrintable(QStringLiteral("t %1: %2 %3 %4").arg(t).arg(r.x).arg(r.y).arg(r.z)));
+        if (step == 35)
+            QCOMPARE(line->text(), QStringLiteral("Clip: rotate 0.0°, 0.0°, 315.0° (xyz)"));
+    }
+    QVERIFY(line->isVisible());
+    doc.setSelectedJoint(doc.loaded()->rig.skeleton.find("upper"));
+    QVERIFY(!line->isVisible());
+    // Back on "lower" at 4 s: a new start, the decomposition nearest zero (a whole turn reads 0°).
+    doc.setSelectedJoint(lower);
+    QVERIFY(std::fabs(panel.editor()->clipRotation().z) < 0.05f);
 }
 
 void TestPosingPanels::typedSpinValueIsExactAndUndoable()

@@ -468,7 +468,7 @@ void TestAssetRoot::workerSandboxStopsEscapes()
 
 void TestAssetRoot::everySharedAssetStillLoads()
 {
-    QDirIterator it(QStringLiteral(RIGSCOPE_ASSETS_DIR), {"*.gltf", "*.glb", "*.fbx", "*.dae", "*.X", "*.x"}, QDir::Files,
+    QDirIterator it(QString::fromStdString(testutil::assetsDir()), {"*.gltf", "*.glb", "*.fbx", "*.dae", "*.X", "*.x"}, QDir::Files,
                     QDirIterator::Subdirectories);
     int loaded = 0, failed = 0;
     while (it.hasNext()) {

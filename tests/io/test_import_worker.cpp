@@ -188,7 +188,7 @@ QString diffRig(const rig::Rig& a, const rig::Rig& b)
 QStringList modelFiles()
 {
     QStringList files;
-    QDirIterator it(QStringLiteral(RIGSCOPE_ASSETS_DIR), {"*.gltf", "*.glb", "*.fbx", "*.dae", "*.x", "*.X", "*.obj"},
+    QDirIterator it(QString::fromStdString(testutil::assetsDir()), {"*.gltf", "*.glb", "*.fbx", "*.dae", "*.x", "*.X", "*.obj"},
                     QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext())
         files << it.next();

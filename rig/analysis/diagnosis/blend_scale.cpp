@@ -104,7 +104,13 @@ CandyWrapper measureCandyWrapper(const Rig& rig, const RigRuntime& runtime, cons
     out.scale.resize(rig.meshes.size());
     out.volume.resize(rig.meshes.size());
     out.isotropy.resize(rig.meshes.size());
-    std::map<std::pair<int, int>, BlendBand> bands;
+    std::map<std::pair<int, int>, uint32_t> bandIndex; // joint pair -> index into `bands`
+    std::vector<BlendBand> bands;
+    size_t total = 0;
+    for (const Mesh& mesh : rig.meshes)
+        total += mesh.vertexCount();
+    std::vector<uint32_t> bandOf(total, UINT32_MAX); // global vertex -> its band, or none
+    size_t meshBase = 0;
     // Each node's depth in the hierarchy (parents come before their children), once, not per vertex.
     std::vector<int> depth(rig.skeleton.nodes.size(), 0);
     for (size_t n = 0; n < depth.size(); ++n)
@@ -167,7 +173,11 @@ CandyWrapper measureCandyWrapper(const Rig& rig, const RigRuntime& runtime, cons
             }
             if (a < 0 || b < 0)
                 continue;
-            BlendBand& band = bands[{a, b}];
+            auto [it, added] = bandIndex.try_emplace({a, b}, uint32_t(bands.size()));
+            if (added)
+                bands.emplace_back();
+            bandOf[meshBase + v] = it->second;
+            BlendBand& band = bands[it->second];
             if (band.vertices == 0 || s < band.worstScale) {
                 band.worstScale = s;
                 band.worstMesh = m;
@@ -179,13 +189,25 @@ CandyWrapper measureCandyWrapper(const Rig& rig, const RigRuntime& runtime, cons
             band.below09 += s < 0.9f ? 1 : 0;
             band.below07 += s < 0.7f ? 1 : 0;
         }
+        meshBase += n;
     }
     if (out.worstMesh < 0)
         out.minScale = 1.0f;
-    for (const auto& [key, band] : bands)
-        out.bands.push_back(band);
-    std::stable_sort(out.bands.begin(), out.bands.end(),
-                     [](const BlendBand& x, const BlendBand& y) { return x.worstScale < y.worstScale; });
+    // Worst scale first, ties by node indices (the map's order).
+    std::vector<uint32_t> order;
+    for (const auto& [key, index] : bandIndex)
+        order.push_back(index);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t x, uint32_t y) { return bands[x].worstScale < bands[y].worstScale; });
+    std::vector<uint32_t> rank(bands.size());
+    for (size_t r = 0; r < order.size(); ++r) {
+        rank[order[r]] = uint32_t(r);
+        out.bands.push_back(std::move(bands[order[r]]));
+        out.bands.back().vertexList.reserve(out.bands.back().vertices);
+    }
+    for (size_t v = 0; v < total; ++v)
+        if (bandOf[v] != UINT32_MAX)
+            out.bands[rank[bandOf[v]]].vertexList.push_back(uint32_t(v));
     return out;
 }
 

@@ -56,6 +56,7 @@ struct BlendBand {
     float worstScale = 1.0f;
     size_t worstMesh = 0, worstVertex = 0;
     size_t below09 = 0, below07 = 0; ///< vertices of the band whose scale is below 0.9 / 0.7
+    std::vector<uint32_t> vertexList; ///< the band's vertices, global (meshes concatenated), ascending
 };
 
 /// The whole rig's candy-wrapper state in one pose.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <unordered_map>
 
@@ -72,15 +73,27 @@ NormalisedWeights normalisedWeights(const Rig& rig)
     return w;
 }
 
-/// Counts by ordered joint pair, then the sorted list (most first, then by nodes).
+/// Counts by ordered joint pair with the vertices involved, then the sorted list (most first, then by nodes).
 struct PairTally {
-    std::map<std::pair<int, int>, size_t> counts;
-    void add(int a, int b) { ++counts[{std::min(a, b), std::max(a, b)}]; }
-    std::vector<JointPairCount> list() const
+    struct Entry {
+        size_t count = 0;
+        std::vector<uint32_t> vertices;
+    };
+    std::map<std::pair<int, int>, Entry> entries;
+    void add(int a, int b, std::initializer_list<uint32_t> vertices)
+    {
+        Entry& e = entries[{std::min(a, b), std::max(a, b)}];
+        ++e.count;
+        e.vertices.insert(e.vertices.end(), vertices.begin(), vertices.end());
+    }
+    std::vector<JointPairCount> list()
     {
         std::vector<JointPairCount> out;
-        for (const auto& [k, n] : counts)
-            out.push_back({k.first, k.second, n});
+        for (auto& [k, e] : entries) {
+            std::sort(e.vertices.begin(), e.vertices.end());
+            e.vertices.erase(std::unique(e.vertices.begin(), e.vertices.end()), e.vertices.end());
+            out.push_back({k.first, k.second, e.count, std::move(e.vertices)});
+        }
         std::stable_sort(out.begin(), out.end(), [](const JointPairCount& x, const JointPairCount& y) { return x.count > y.count; });
         return out;
     }
@@ -137,7 +150,7 @@ void hardBoundaries(const Rig& rig, const NormalisedWeights& w, const WeightBand
             if (delta < s.hardBoundaryDelta || gainer < 0 || loser < 0)
                 continue;
             ++out.hardBoundaryEdges;
-            pairs.add(loser, gainer);
+            pairs.add(loser, gainer, {a, b});
             ends.push_back(a);
             ends.push_back(b);
         }
@@ -192,7 +205,7 @@ void nonAdjacent(const Rig& rig, const NormalisedWeights& w, const WeightBandSet
             continue;
         ++out.nonAdjacentVertices;
         out.nonAdjacentList.push_back(uint32_t(v));
-        pairs.add(worstA, worstB);
+        pairs.add(worstA, worstB, {uint32_t(v)});
     }
     out.nonAdjacentPairs = pairs.list();
 }
@@ -324,7 +337,7 @@ void symmetry(const Rig& rig, const NormalisedWeights& w, const WeightBandSettin
             continue;
         ++out.asymmetricVertices;
         out.asymmetricList.push_back(uint32_t(v));
-        pairs.add(worstJoint, mirrorNode(worstJoint));
+        pairs.add(worstJoint, mirrorNode(worstJoint), {uint32_t(v)});
     }
     out.asymmetricPairs = pairs.list();
 }

@@ -34,6 +34,7 @@ struct WeightBandSettings {
 struct JointPairCount {
     int nodeA = -1, nodeB = -1;
     size_t count = 0;
+    std::vector<uint32_t> vertices; ///< global indices of the vertices found (an edge's two ends), ascending, each once
 };
 
 struct WeightBands {
