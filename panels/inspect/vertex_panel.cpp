@@ -4,6 +4,7 @@
 #include <QVBoxLayout>
 
 #include "app/document.h"
+#include "rig/analysis/diagnosis/causes.h"
 #include "rig/model/math.h"
 
 namespace panels {
@@ -33,10 +34,59 @@ VertexPanel::VertexPanel(app::Document* doc, QWidget* parent) : QWidget(parent),
     layout->addWidget(m_view);
     connect(doc, &app::Document::selectionChanged, this, &VertexPanel::refresh);
     connect(doc, &app::Document::evaluationChanged, this, &VertexPanel::refresh);
+    connect(doc, &app::Document::displayChanged, this, &VertexPanel::refresh); // the method shown, its cause
     refresh();
 }
 
 QString VertexPanel::text() const { return m_view->toPlainText(); }
+
+QString VertexPanel::whyText(size_t mesh, size_t v) const
+{
+    // Why the current method's normal is wrong here (README "Error causes"): the cause and the numbers behind it.
+    const auto result = m_doc->evaluationResult();
+    if (!result || result->rig != m_doc->loadedShared())
+        return QString();
+    const rig::Method method = m_doc->display().method;
+    const rig::VertexCause c = rig::explainVertexError(result->rig->rig, result->rig->runtime, result->eval, result->candyWrapper,
+                                                       method, result->settings, mesh, v);
+    const QString id = QString::fromLatin1(rig::methodId(method).data(), int(rig::methodId(method).size()));
+    QString why;
+    switch (c.cause) {
+    case rig::ErrorCause::None:
+        why = c.errorDeg < 0.0f ? tr("the error is undefined here") : tr("within 5°: nothing to explain");
+        break;
+    case rig::ErrorCause::AuthoringBaseline:
+        why = tr("<b>authoring baseline</b>: the authored normal was already %1 off at the bind pose; skinning adds at "
+                 "most half the error").arg(err(c.baselineDeg));
+        break;
+    case rig::ErrorCause::Collapse:
+        why = tr("<b>collapse</b>: linear blending keeps %1 of the neighbourhood (below 0.7), the candy wrapper; "
+                 "dual-quaternion keeps it").arg(double(c.scale), 0, 'f', 3);
+        break;
+    case rig::ErrorCause::MorphWithoutDeltas:
+        why = tr("<b>morph without normal deltas</b>: a morph target moves this vertex and nothing turns its normal");
+        break;
+    case rig::ErrorCause::NonRigid:
+        why = tr("<b>non-rigid</b>: the blended 3×3 scales or shears unevenly (σmin/σmax %1, below 0.98): what "
+                 "inverse-transpose and cofactor correct").arg(double(c.isotropy), 0, 'f', 3);
+        break;
+    case rig::ErrorCause::WeightGradient:
+        why = tr("<b>weight gradient</b>: %1 influences change across its triangles: the term jacobian adds").arg(c.influences);
+        break;
+    case rig::ErrorCause::Other:
+        why = tr("<b>other</b>: none of the rule's causes holds");
+        break;
+    }
+    auto scale = [](float x) { return x < 0.0f ? tr("undefined") : QString::number(double(x), 'f', 3); };
+    return tr("<b>Why (%1)</b>: %2<table cellspacing=0 cellpadding=1>"
+              "<tr><td>&nbsp;&nbsp;error / from skinning</td><td align=right>%3 / %4</td></tr>"
+              "<tr><td>&nbsp;&nbsp;authored vs rebuilt at bind</td><td align=right>%5</td></tr>"
+              "<tr><td>&nbsp;&nbsp;linear-blend scale / isotropy</td><td align=right>%6 / %7</td></tr>"
+              "<tr><td>&nbsp;&nbsp;influences / morph without deltas</td><td align=right>%8 / %9</td></tr></table>")
+        .arg(id, why, err(c.errorDeg), err(c.skinningErrorDeg), err(c.baselineDeg), scale(c.scale), scale(c.isotropy))
+        .arg(c.influences)
+        .arg(c.morphWithoutDeltas ? tr("yes") : tr("no"));
+}
 
 void VertexPanel::refresh()
 {
@@ -130,6 +180,7 @@ void VertexPanel::refresh()
                              err(g.skinningNormalErrorDeg[v]), err(g.skinningTangentErrorDeg[v]));
         }
         html += QStringLiteral("</table>");
+        html += whyText(mesh, v);
     }
     m_view->setHtml(html);
 }

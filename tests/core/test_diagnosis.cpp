@@ -468,6 +468,15 @@ void TestDiagnosis::errorCausesNameEachSamplesLesson()
         if (v % 41 == 17 || v % 41 == 23)
             QCOMPARE(twisted.perVertex[0][v], ErrorCause::Collapse);
     QCOMPARE(flagged(causesAt(tube, clipAt("twist", 2.0), Method::DualQuaternion)), size_t(0));
+    // Squashed across as well, dual quaternions go wrong there too, but not by linear blending's collapse: the same
+    // vertices lose scale under linear blending, and their dual-quaternion error has another cause.
+    Pose squashed = clipAt("twist", 1.7);
+    squashed.joints["twist"].scale = glm::vec3(1.0f, 1.8f, 0.5f);
+    const ErrorCauses linearSquashed = causesAt(tube, squashed, Method::Linear);
+    const ErrorCauses dqSquashed = causesAt(tube, squashed, Method::DualQuaternion);
+    QVERIFY(linearSquashed.counts[size_t(ErrorCause::Collapse)] > 0);
+    QVERIFY2(flagged(dqSquashed) > 0, "the squash gives dual quaternions wrong vertices");
+    QCOMPARE(dqSquashed.counts[size_t(ErrorCause::Collapse)], size_t(0));
     QCOMPARE(std::string(errorCauseId(ErrorCause::WeightGradient)), std::string("weight_gradient"));
 }
 

@@ -624,6 +624,7 @@ void TestReference::uvDifferencesAreEachTrianglesTwoEdgesInUv()
 
 void TestReference::simdFacePassAndGatherAreTheScalarBitsOnRealAndHostileMeshes()
 {
+    REQUIRE_ASSETS();
     // Every SIMD kernel this processor runs (AVX-512, AVX2), against the scalar one, bit for bit.
     struct Kernel {
         const char* name;
@@ -827,6 +828,7 @@ std::vector<ReferenceKernel> availableKernels()
 
 void TestReference::windowedScheduleIsTheTwoPassBitsOnRealRigsWhateverTheThreads()
 {
+    REQUIRE_ASSETS();
     struct Case {
         QString name;
         Rig rig;

@@ -232,6 +232,7 @@ void TestReportCli::badInputsExitTwoWithOneLine()
 
 void TestReportCli::realAssetAuditSeesRawWeights()
 {
+    REQUIRE_ASSETS();
     const QString cesium = QString::fromStdString(testutil::assetPath("CesiumMan/cesium_man.gltf"));
     const Output o = runRigscope({"report", cesium, "--json", "-"});
     QCOMPARE(o.exitCode, 0);
@@ -304,6 +305,7 @@ void TestReportCli::candyWrapperOfTheTwistTubeTurned162Degrees()
 
 void TestReportCli::skinnedMeshIgnoresNodeTransform()
 {
+    REQUIRE_ASSETS();
     // quad_skin's mesh node ("Plane") carries a x100 scale. glTF says a skinned mesh ignores its node's transform:
     // positions are Σ w (joint world × inverse bind) v. Compute that independently from the imported rig and compare
     // with the report; applying the node's matrix on top would be 100 times off.

@@ -315,6 +315,7 @@ void TestTrustedNumbers::mirroredUvHalfWithWrongHandednessIsReportedExactly()
 
 void TestTrustedNumbers::correctFileTangentsAgreeWithTheReference()
 {
+    REQUIRE_ASSETS();
     // The one shared asset with authored tangents and UVs (FBX, whose V Assimp keeps): no vertex disagrees in
     // handedness at the bind pose. With V flipped (what Assimp does to glTF and X, undone by the importer), every
     // defined one would: the check can fail. (The glTF case: the mirrored sheet's correct half, above.)
@@ -531,6 +532,7 @@ void TestTrustedNumbers::skinningErrorEqualsPlainErrorOnAnalyticRigs()
 
 void TestTrustedNumbers::bindBaseReproducesAuthoredPositionsOfARealFile()
 {
+    REQUIRE_ASSETS();
     // CesiumMan's rest pose is not its bind pose for every joint; "base": "bind" gives back the authored positions bit
     // for bit (skin matrices exactly the identity, runtime weights summing to exactly 1).
     for (const char* file : {"CesiumMan/cesium_man.gltf", "Collada_seymour/seymour.dae", "X_BCN_Epileptic/BCN_Epileptic.X"}) {

@@ -276,6 +276,7 @@ void TestWeights::realFilesMatchTheOracle_data()
 
 void TestWeights::realFilesMatchTheOracle()
 {
+    REQUIRE_ASSETS();
     QFETCH(QString, file);
     const std::string path = testutil::assetPath(file.toUtf8().constData());
     auto r = importFile(path);
@@ -297,6 +298,7 @@ void TestWeights::realFilesMatchTheOracle()
 
 void TestWeights::cesiumManHas210VerticesOffOne()
 {
+    REQUIRE_ASSETS();
     auto r = importFile(testutil::assetPath("CesiumMan/cesium_man.gltf"));
     QVERIFY(r.ok());
     const WeightChecks c = checkWeights(r.value());
@@ -315,6 +317,7 @@ void TestWeights::cesiumManHas210VerticesOffOne()
 
 void TestWeights::quadSkinHasTenInfluences()
 {
+    REQUIRE_ASSETS();
     auto r = importFile(testutil::assetPath("assimp_simple_skin/quad_skin.glb"));
     QVERIFY(r.ok());
     const WeightChecks c = checkWeights(r.value());
@@ -326,6 +329,7 @@ void TestWeights::quadSkinHasTenInfluences()
 
 void TestWeights::reportWritesTheWeightsObject()
 {
+    REQUIRE_ASSETS();
     QProcess p;
     p.start(QStringLiteral(RIGSCOPE_BINARY),
             {QStringLiteral("report"), QStringLiteral("--json"), QStringLiteral("-"), QStringLiteral("--per-vertex"),

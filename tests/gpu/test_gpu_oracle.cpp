@@ -406,6 +406,8 @@ private slots:
     {
         QFETCH(QString, backend);
         QFETCH(QString, caseName);
+        if (caseName.contains(QLatin1Char('/')))
+            REQUIRE_ASSETS(); // a real file's row; the analytic tube runs without them
         viewer::OffscreenRhi* rhi = rhiFor(backend);
         QVERIFY2(rhi, qPrintable(backend + QStringLiteral(" is not available")));
         const OracleCase c = makeCase(caseName);

@@ -275,6 +275,7 @@ void TestGui::failedLoadKeepsThePreviousRig()
 
 void TestGui::docksHaveUniqueNamesAndRecentFilesPersist()
 {
+    REQUIRE_ASSETS();
     app::Document doc;
     QVERIFY(doc.openSample(QStringLiteral("sheet")));
     app::MainWindow w(&doc, QStringLiteral("opengl"));
@@ -339,6 +340,7 @@ void TestGui::poseFilesApplyOrExplain()
 
 void TestGui::staysUsableThroughEveryCorpusFile()
 {
+    REQUIRE_ASSETS();
     // Every real asset and every hand-broken rig, opened one after another in one window: each either loads or
     // fails with a message naming it; the previous rig stays on failure; the viewport keeps rendering throughout.
     QStringList files;
@@ -505,6 +507,7 @@ void TestGui::firstLaunchGivesTheViewportMostOfTheWindow_data()
 
 void TestGui::firstLaunchGivesTheViewportMostOfTheWindow()
 {
+    REQUIRE_ASSETS();
     // No saved layout: the viewport is most of the window (at least 55 % of its area), every Methods row and column
     // reads without scrolling, and the Bones tree shows at least 12 joints of CesiumMan's 19.
     QFETCH(QSize, size);

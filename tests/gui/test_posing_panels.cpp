@@ -123,6 +123,7 @@ private slots:
 
 void TestPosingPanels::skeletonModelPassesTheTesterWithAndWithoutFilter()
 {
+    REQUIRE_ASSETS();
     app::Document doc;
     QVERIFY(openFile(doc, assetQ("Fox/Fox.glb")));
     panels::SkeletonModel model;
@@ -155,6 +156,7 @@ void TestPosingPanels::skeletonModelPassesTheTesterWithAndWithoutFilter()
 
 void TestPosingPanels::treeMarksJointsThatWeighNothing()
 {
+    REQUIRE_ASSETS();
     // Fox.glb: _rootJoint and b_Root_00 are skin joints that no vertex weighs; counted from the raw data here.
     app::Document doc;
     QVERIFY(openFile(doc, assetQ("Fox/Fox.glb")));
@@ -214,6 +216,7 @@ void TestPosingPanels::clickingAJointInTheTreeSelectsIt()
 
 void TestPosingPanels::filterKeepsMatchesAndTheirAncestors()
 {
+    REQUIRE_ASSETS();
     app::Document doc;
     QVERIFY(openFile(doc, assetQ("Fox/Fox.glb")));
     panels::BonesPanel panel(&doc);
@@ -514,6 +517,7 @@ void TestPosingPanels::morphFilterHidesOtherTargets()
 
 void TestPosingPanels::morphSlidersFollowTheClip()
 {
+    REQUIRE_ASSETS();
     // AnimatedMorphCube animates its two targets; the sliders show the sampled weights at the clip time.
     app::Document doc;
     QVERIFY(openFile(doc, assetQ("AnimatedMorphCube/glTF/AnimatedMorphCube.gltf")));

@@ -355,6 +355,7 @@ void TestViewportTools::gridWireframeAndAxesGizmoAreDrawn()
 
 void TestViewportTools::selectionSetMarkersAreDrawnAndFFramesThem()
 {
+    REQUIRE_ASSETS();
     Window win;
     QSignalSpy done(&win.doc, &app::Document::loadFinished);
     win.doc.openFile(QString::fromStdString(testutil::assetPath("CesiumMan/cesium_man.gltf")));

@@ -339,6 +339,7 @@ void TestAssetRoot::objMaterialLibraryOutsideIsRefused()
 
 void TestAssetRoot::colladaAndFbxReadersOpenNothingElse()
 {
+    REQUIRE_ASSETS();
     // Assimp's Collada reader keeps <init_from> image paths as names and opens no other file; its FBX reader reads
     // only embedded media. So a reference outside the root in either is never read: the model loads, and the
     // resolver (which would refuse the read) is never asked. Checked on a Collada file that names the secret.
@@ -468,6 +469,7 @@ void TestAssetRoot::workerSandboxStopsEscapes()
 
 void TestAssetRoot::everySharedAssetStillLoads()
 {
+    REQUIRE_ASSETS();
     QDirIterator it(QString::fromStdString(testutil::assetsDir()), {"*.gltf", "*.glb", "*.fbx", "*.dae", "*.X", "*.x"}, QDir::Files,
                     QDirIterator::Subdirectories);
     int loaded = 0, failed = 0;

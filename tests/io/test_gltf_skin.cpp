@@ -372,6 +372,7 @@ private slots:
 
     void jsonTruncated()
     {
+        REQUIRE_ASSETS();
         // Every proper prefix of an object document is invalid; each fails cleanly with an offset inside the prefix.
         const QByteArray full = readAll(asset("SimpleSkin/SimpleSkin.gltf"));
         QVERIFY(rig::json::parse(std::string_view(full.constData(), size_t(full.size()))).ok());
@@ -421,6 +422,7 @@ private slots:
 
     void jsonMutationsNeverCrash()
     {
+        REQUIRE_ASSETS();
         // Random byte edits of a real glTF document: every result is a document or an "offset N: " error.
         const QByteArray base = readAll(asset("assimp_simple_skin/simple_skin.gltf"));
         Lcg rng{12345};
@@ -517,6 +519,7 @@ private slots:
 
     void realAssetsMatchAssimp_data()
     {
+        REQUIRE_ASSETS(); // skips every row
         QTest::addColumn<QString>("path");
         QDirIterator it(QString::fromStdString(testutil::assetPath("")), {"*.gltf", "*.glb"}, QDir::Files, QDirIterator::Subdirectories);
         QStringList files;
@@ -532,6 +535,7 @@ private slots:
     /// rig's equal them (the real assets are clean, so that is everywhere).
     void realAssetsMatchAssimp()
     {
+        REQUIRE_ASSETS();
         QFETCH(QString, path);
         const std::string p = path.toStdString();
         const auto imported = rig::importFile(p);
@@ -604,6 +608,7 @@ private slots:
 
     void cesiumManSumsStayRaw()
     {
+        REQUIRE_ASSETS();
         const auto r = rig::importFile(asset("CesiumMan/cesium_man.gltf").toStdString());
         QVERIFY(r.ok());
         const rig::Mesh& m = r->meshes.at(0);
@@ -626,6 +631,7 @@ private slots:
 
     void multiJointSetSumsToTwo()
     {
+        REQUIRE_ASSETS();
         // JOINTS_1/WEIGHTS_1 are read as a second set: every vertex sums to 2.
         const QString path = asset("SimpleSkin_multi_joint_set/SimpleSkin-multi-joint-set.gltf");
         auto data = rig::readGltfSkinsFile(path.toStdString());
@@ -646,6 +652,7 @@ private slots:
 
     void quadSkinThreeSets()
     {
+        REQUIRE_ASSETS();
         // JOINTS_0..2 / WEIGHTS_0..2 in a .glb: up to 10 non-zero influences on a vertex, in authored order.
         auto data = rig::readGltfSkinsFile(asset("assimp_simple_skin/quad_skin.glb").toStdString());
         QVERIFY2(data.ok(), data.ok() ? "" : data.error().c_str());
@@ -662,6 +669,7 @@ private slots:
 
     void riggedFigureExternalBuffer()
     {
+        REQUIRE_ASSETS();
         // .gltf + .bin next to it: resolved from the file's folder.
         auto data = rig::readGltfSkinsFile(asset("RiggedFigure/RiggedFigure.gltf").toStdString());
         QVERIFY2(data.ok(), data.ok() ? "" : data.error().c_str());
@@ -942,6 +950,7 @@ private slots:
 
     void unskinnedAndNoSkinAttributes()
     {
+        REQUIRE_ASSETS();
         // A skinned node whose primitive has no JOINTS/WEIGHTS: Assimp gives bones with padding only, nothing is
         // replaced, no note. An unskinned file: the reader is not even run.
         Gltf g = strip(cleanStrip(), false);
@@ -1111,6 +1120,7 @@ private slots:
 
     void readerByteLimit()
     {
+        REQUIRE_ASSETS();
         // maxBytes bounds everything the reader holds: the input itself, then buffers and decoded arrays.
         const QByteArray fox = readAll(asset("Fox/Fox.glb"));
         rig::GltfSkinOptions options;
@@ -1134,6 +1144,7 @@ private slots:
     /// fails cleanly or decodes primitives that are either complete or carry an error.
     void glbEveryPrefix()
     {
+        REQUIRE_ASSETS();
         const QByteArray full = readAll(asset("assimp_simple_skin/quad_skin.glb"));
         auto reference = readBytes(full);
         QVERIFY(reference.ok());
@@ -1176,6 +1187,7 @@ private slots:
     /// Every prefix of a .gltf fails cleanly; so does every cut of its base64 payload that keeps the JSON valid.
     void gltfEveryPrefix()
     {
+        REQUIRE_ASSETS();
         const QByteArray full = readAll(asset("SimpleSkin/SimpleSkin.gltf"));
         for (qsizetype n = 0; n + 1 < full.trimmed().size(); ++n) {
             auto r = readBytes(full.left(n));
@@ -1201,6 +1213,7 @@ private slots:
     /// A sample of truncated .glb files through the whole importer (Assimp first): clean failure or a valid rig.
     void glbPrefixesThroughImporter()
     {
+        REQUIRE_ASSETS();
         const QByteArray full = readAll(asset("assimp_simple_skin/quad_skin.glb"));
         for (qsizetype n = 0; n < full.size(); n += (n < 64 || n > full.size() - 64) ? 1 : 97) {
             const auto r = importBytes(full.left(n), "glb", "cut");
@@ -1214,6 +1227,7 @@ private slots:
     /// (under ASan), and every answer is an error or decoded data.
     void glbMutationsNeverCrash()
     {
+        REQUIRE_ASSETS();
         const QByteArray base = readAll(asset("assimp_simple_skin/quad_skin.glb"));
         Lcg rng{777};
         size_t ok = 0;

@@ -312,6 +312,7 @@ private slots:
 
     void simpleSkin()
     {
+        REQUIRE_ASSETS();
         const rig::Rig r = load("SimpleSkin/SimpleSkin.gltf");
         const GltfFile g = gltf("SimpleSkin/SimpleSkin.gltf");
         QCOMPARE(r.skeleton.nodes.size(), size_t(3));
@@ -378,6 +379,7 @@ private slots:
 
     void cesiumManWeightsStayRaw()
     {
+        REQUIRE_ASSETS();
         const rig::Rig r = load("CesiumMan/cesium_man.gltf");
         QCOMPARE(r.jointCount(), size_t(19));
         QCOMPARE(r.meshes.size(), size_t(1));
@@ -412,6 +414,7 @@ private slots:
 
     void quadSkinTenInfluencesAndNodeTransformNotBaked()
     {
+        REQUIRE_ASSETS();
         const rig::Rig r = load("assimp_simple_skin/quad_skin.glb");
         const GltfFile g = gltf("assimp_simple_skin/quad_skin.glb");
         QCOMPARE(r.meshes.size(), size_t(1));
@@ -436,6 +439,7 @@ private slots:
 
     void multiJointSetSumsToTwo()
     {
+        REQUIRE_ASSETS();
         const rig::Rig r = load("SimpleSkin_multi_joint_set/SimpleSkin-multi-joint-set.gltf");
         const rig::Mesh& m = r.meshes.at(0);
         QCOMPARE(m.vertexCount(), size_t(10));
@@ -447,6 +451,7 @@ private slots:
 
     void foxGeneratedFramesAndClips()
     {
+        REQUIRE_ASSETS();
         const rig::Rig r = load("Fox/Fox.glb");
         QCOMPARE(r.meshes.size(), size_t(1));
         const rig::Mesh& m = r.meshes[0];
@@ -480,6 +485,7 @@ private slots:
 
     void animatedMorphCubeDeltas()
     {
+        REQUIRE_ASSETS();
         const rig::Rig r = load("AnimatedMorphCube/glTF/AnimatedMorphCube.gltf");
         const GltfFile g = gltf("AnimatedMorphCube/glTF/AnimatedMorphCube.gltf");
         QCOMPARE(r.meshes.size(), size_t(1));
@@ -550,6 +556,7 @@ private slots:
 
     void morphChannelsMapToEveryMeshOfTheNode()
     {
+        REQUIRE_ASSETS();
         // MorphStressTest: one node 'Main' holds two primitives (two aiMeshes) with 8 targets each; the channel is
         // named after the node and must drive both.
         const rig::Rig r = load("MorphStressTest/glTF/MorphStressTest.gltf");
@@ -595,6 +602,7 @@ private slots:
 
     void everyAsset_data()
     {
+        REQUIRE_ASSETS(); // skips every row
         QTest::addColumn<QString>("path");
         QTest::addColumn<int>("joints"); // expected distinct joints (INVENTORY.md); -1: not checked; -2: may fail
         const std::map<QString, int> joints{
@@ -631,6 +639,7 @@ private slots:
 
     void everyAsset()
     {
+        REQUIRE_ASSETS();
         QFETCH(QString, path);
         QFETCH(int, joints);
         const std::string p = path.toStdString();
@@ -661,6 +670,7 @@ private slots:
 
     void inventoryFacts()
     {
+        REQUIRE_ASSETS();
         // Collada: seymour has up to 5 raw influences per vertex; FBX_animation_with_skeleton: every vertex's weights
         // sum != 1, up to 6 influences; huesitos: 240 of 256 not normalised; BCN: 3 skinned meshes, 15378 vertices.
         auto maxInfluences = [](const rig::Rig& r) {
@@ -714,6 +724,7 @@ private slots:
 
     void colladaLibraryAnimationClipsFailsCleanly()
     {
+        REQUIRE_ASSETS();
         const std::string p = testutil::assetPath("Collada_library_animation_clips/library_animation_clips.dae");
         const auto r = rig::importFile(p);
         QVERIFY(!r.ok());
@@ -769,6 +780,7 @@ private slots:
 
     void truncatedGlbNeverCrashes()
     {
+        REQUIRE_ASSETS();
         QFile f(QString::fromStdString(testutil::assetPath("Fox/Fox.glb")));
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray bytes = f.readAll();
@@ -797,6 +809,7 @@ private slots:
 
     void memoryBudget()
     {
+        REQUIRE_ASSETS();
         // BCN_Epileptic: 15378 vertices with normals, UVs (tangents generated) and influences: well over 1 MiB.
         const std::string p = testutil::assetPath("X_BCN_Epileptic/BCN_Epileptic.X");
         rig::ImportOptions small;
@@ -1136,6 +1149,7 @@ Frame Root {
 
     void corruptedCountIsRefusedByTheAllocationCap()
     {
+        REQUIRE_ASSETS();
         // 0xff bytes in a Collada <p> index list make Assimp 5.2.4 allocate without bound (over 13 GiB before it
         // fails). The import's allocation cap (twice the budget plus 256 MiB) must refuse it, quickly and cleanly.
         QFile f(QString::fromStdString(testutil::assetPath("Collada_seymour/seymour.dae")));

@@ -241,6 +241,7 @@ private slots:
 
 void TestImportWorker::everyAssetComesBackFieldByFieldEqual()
 {
+    REQUIRE_ASSETS();
     // What the worker sends equals, field by field, what this process imports itself: every shared asset (the broken
     // corpus is not imported in-process here: one file crashes Assimp, and in-process there is no memory limit); the
     // ones that fail, fail with the same message.
@@ -429,6 +430,7 @@ void TestImportWorker::cancelKillsTheWorkerAtOnce()
 
 void TestImportWorker::workerSurvivesWhileOtherThreadsAllocate()
 {
+    REQUIRE_ASSETS();
     // Three threads allocate, free and lock without pause while this one imports thirty times: a worker forked from
     // this process could inherit an allocator or mutex lock held by one of them and hang; a spawned one cannot.
     std::atomic<bool> stop{false};

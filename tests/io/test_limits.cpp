@@ -136,6 +136,7 @@ private slots:
     /// (Runs before fiveMillionVertices; measures the current RSS, not the peak.)
     void longSessionDoesNotGrow()
     {
+        REQUIRE_ASSETS();
         const rig::Rig sheet = testutil::sample("sheet");
         const rig::RigRuntime rt = rig::buildRuntime(sheet, 4);
         rig::Evaluation eval;

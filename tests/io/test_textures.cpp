@@ -143,6 +143,7 @@ private slots:
 
 void TestTextures::cesiumManJpegDecodesAsQImageDoes()
 {
+    REQUIRE_ASSETS();
     const std::string path = testutil::assetPath("CesiumMan/cesium_man.gltf");
     const rig::Rig local = importUndecoded(path);
     QCOMPARE(local.images.size(), size_t(1));
@@ -172,6 +173,7 @@ void TestTextures::cesiumManJpegDecodesAsQImageDoes()
 
 void TestTextures::foxPngDecodesExactlyAsQImageDoes()
 {
+    REQUIRE_ASSETS();
     const std::string path = testutil::assetPath("Fox/Fox.glb");
     const rig::Rig local = importUndecoded(path);
     QCOMPARE(local.images.size(), size_t(1));
@@ -187,6 +189,7 @@ void TestTextures::foxPngDecodesExactlyAsQImageDoes()
 
 void TestTextures::truncatedImagesFailWithoutReadingPastTheirEnd()
 {
+    REQUIRE_ASSETS();
     // Every prefix is copied into a buffer of exactly its size, so that a read past its end is a heap overflow the
     // sanitizer build reports.
     const rig::Rig fox = importUndecoded(testutil::assetPath("Fox/Fox.glb"));
@@ -247,6 +250,7 @@ void TestTextures::oversizedImageIsRefusedFromItsHeader()
 
 void TestTextures::imagesBeyondTheBudgetAreRefused()
 {
+    REQUIRE_ASSETS();
     // Two 1024 x 1024 textures (4 MiB of pixels each) under a 6 MiB budget: the first decodes, the second is refused
     // with a note, and the rig still loads.
     rig::Rig fox = importUndecoded(testutil::assetPath("Fox/Fox.glb"));
