@@ -10,6 +10,7 @@
 
 #include "rig/analysis/diagnosis/blend_scale.h"
 #include "rig/analysis/diagnosis/causes.h"
+#include "rig/analysis/diagnosis/twist_sweep.h"
 #include "rig/analysis/diagnosis/weight_bands.h"
 #include "rig/io/import.h"
 #include "rig/deform/deform.h"
@@ -120,6 +121,9 @@ private slots:
     void errorCausesNameEachSamplesLesson();
     void tiltedAuthoringIsTheBaselineNotSkinning();
     void morphsWithoutNormalDeltasAreNamed();
+    void twistSweepOfTheTubeIsCosHalfTheAngleForLinearAndOneForDualQuaternions();
+    void twistSweepOfASquashedJointBlendsItsStretch();
+    void twistSweepRefusesABadNodeOrStepCountAndStopsOnCancel();
 };
 
 void TestDiagnosis::smallestSingularValueOfKnownMatrices()
@@ -507,6 +511,81 @@ void TestDiagnosis::morphsWithoutNormalDeltasAreNamed()
     QCOMPARE(on.counts[size_t(ErrorCause::MorphWithoutDeltas)], size_t(0));
     QVERIFY(off.counts[size_t(ErrorCause::MorphWithoutDeltas)] > 0);
     QVERIFY(flagged(off) > flagged(on));
+}
+
+void TestDiagnosis::twistSweepOfTheTubeIsCosHalfTheAngleForLinearAndOneForDualQuaternions()
+{
+    // The tube's "twist" joint turned about its bone (x) from 0° to 180° in 5° steps: its band (19 rings of 33 that
+    // blend root and twist) is worst at the 0.5 / 0.5 ring, cos(θ / 2) under linear blending; dual quaternions keep
+    // every cross-section whole.
+    const Rig rig = testutil::sample("twist_tube");
+    const RigRuntime rt = buildRuntime(rig, 4);
+    auto base = resolvePose(rig, Pose{});
+    QVERIFY(base.ok());
+    const auto sweep = sweepTwist(rig, rt, base.value(), rig.skeleton.find("twist"), 36);
+    QVERIFY2(sweep.ok(), sweep.ok() ? "" : sweep.error().c_str());
+    QCOMPARE(sweep.value().vertices, size_t(19 * 33));
+    QCOMPARE(sweep.value().samples.size(), size_t(37));
+    for (const TwistSweepSample& s : sweep.value().samples) {
+        const double expected = std::cos(double(s.angleDeg) * kPi / 360.0);
+        QVERIFY2(std::fabs(s.linear - expected) < 2e-5, qPrintable(QStringLiteral("%1°: %2 vs %3").arg(s.angleDeg).arg(s.linear).arg(expected)));
+        QVERIFY2(std::fabs(s.dualQuaternion - 1.0) < 2e-5, qPrintable(QStringLiteral("%1°: %2").arg(s.angleDeg).arg(s.dualQuaternion)));
+    }
+    QCOMPARE(sweep.value().samples.back().angleDeg, 180.0f);
+    // The root joint's sweep measures the same band (root is one of its two joints) and turns the whole tube rigidly:
+    // nothing is lost.
+    const auto root = sweepTwist(rig, rt, base.value(), rig.skeleton.find("root"), 4);
+    QVERIFY(root.ok());
+    QCOMPARE(root.value().vertices, size_t(19 * 33));
+    for (const TwistSweepSample& s : root.value().samples)
+        QVERIFY2(std::fabs(s.linear - 1.0) < 2e-5, qPrintable(QString::number(s.linear)));
+}
+
+void TestDiagnosis::twistSweepOfASquashedJointBlendsItsStretch()
+{
+    // "twist" squashed to (1, 0.5, 0.5) in the base pose (kept through the sweep). Dual quaternions blend the two
+    // stretches: a vertex weighted w keeps (1 − w + 0.5 w) / (1 − w + w ∛0.25) across, whatever the angle (the squash
+    // is round about the bone, so it turns with it); worst at w = 0.95. Linear blending at 0° is the same.
+    const Rig rig = testutil::sample("twist_tube");
+    const RigRuntime rt = buildRuntime(rig, 4);
+    Pose p;
+    p.joints["twist"].scale = glm::vec3(1.0f, 0.5f, 0.5f);
+    auto base = resolvePose(rig, p);
+    QVERIFY(base.ok());
+    double expected = 1.0;
+    for (int k = 11; k <= 29; ++k) {
+        const double w = (k - 10) / 20.0;
+        expected = std::min(expected, (1.0 - w + 0.5 * w) / (1.0 - w + w * std::cbrt(0.25)));
+    }
+    RS_COMPARE_NEAR(expected, 0.525 / (0.05 + 0.95 * std::cbrt(0.25)), 1e-12); // w = 0.95
+    const auto sweep = sweepTwist(rig, rt, base.value(), rig.skeleton.find("twist"), 12);
+    QVERIFY(sweep.ok());
+    for (const TwistSweepSample& s : sweep.value().samples)
+        QVERIFY2(std::fabs(s.dualQuaternion - expected) < 2e-5, qPrintable(QStringLiteral("%1°: %2 vs %3").arg(s.angleDeg).arg(s.dualQuaternion).arg(expected)));
+    RS_COMPARE_NEAR(sweep.value().samples.front().linear, expected, 2e-5);
+    QVERIFY(sweep.value().samples.back().linear < 0.1f);
+}
+
+void TestDiagnosis::twistSweepRefusesABadNodeOrStepCountAndStopsOnCancel()
+{
+    const Rig rig = testutil::sample("twist_tube");
+    const RigRuntime rt = buildRuntime(rig, 4);
+    const ResolvedPose base = resolvePose(rig, Pose{}).value();
+    QVERIFY(!sweepTwist(rig, rt, base, -1).ok());
+    QVERIFY(!sweepTwist(rig, rt, base, int(rig.skeleton.nodes.size())).ok());
+    QVERIFY(!sweepTwist(rig, rt, base, 1, 0).ok());
+    QVERIFY(!sweepTwist(rig, rt, base, 1, 3601).ok());
+    // Cancelled after the third angle: three samples, the progress called once per angle.
+    std::atomic<bool> cancel{false};
+    int calls = 0;
+    const auto stopped = sweepTwist(rig, rt, base, 1, 36, {}, &cancel, [&](int done) {
+        ++calls;
+        if (done == 3)
+            cancel = true;
+    });
+    QVERIFY(stopped.ok());
+    QCOMPARE(stopped.value().samples.size(), size_t(3));
+    QCOMPARE(calls, 3);
 }
 
 QTEST_GUILESS_MAIN(TestDiagnosis)

@@ -70,14 +70,22 @@ void BlendScaleJob::run(size_t first, size_t last) const
     last = std::min(last, outScale.size());
     const size_t k = size_t(perVertex);
     for (size_t v = first; v < last; ++v) {
+        // Dual quaternions blend the stretches S of R = Q S and turn the result rigidly; a vertex with a mirrored or
+        // singular joint falls back to linear blending, as the method does.
+        bool stretch = dualQuaternion;
+        for (size_t i = 0; i < k && stretch; ++i) {
+            const JointFrame& f = palette[joints[v * k + i]];
+            stretch = weights[v * k + i] == 0.0f || (!f.mirrored && !f.singular);
+        }
         glm::dmat3 a(0.0);
         double s = 0.0;
         for (size_t i = 0; i < k; ++i) {
             const double w = weights[v * k + i];
             if (w == 0.0)
                 continue;
-            const glm::dmat3 r(glm::mat3(palette[joints[v * k + i]].matrix));
-            a += w * r;
+            const JointFrame& f = palette[joints[v * k + i]];
+            const glm::dmat3 r(glm::mat3(f.matrix));
+            a += w * (stretch ? glm::dmat3(f.stretch) : r);
             s += w * std::cbrt(std::fabs(glm::determinant(r)));
         }
         if (!(s > 0.0) || !std::isfinite(s) || !std::isfinite(glm::determinant(a))) {

@@ -44,6 +44,10 @@ struct BlendScaleJob {
     /// Optional (empty: not written): σ_min(A) / σ_max(A), 1 for a rotation or a uniform scale, below where the blend
     /// scales or shears unevenly; kUndefinedScale where undefined.
     std::span<float> outIsotropy;
+    /// The same measures of dual-quaternion skinning's 3×3 instead: the rigid part of the blended dual quaternion
+    /// times A = Σ w_i S_i, the blend of the joints' stretches (R_i = Q_i S_i); σ_min(Q A) = σ_min(A). 1 for rigid
+    /// joints however they turn; linear blending's A where a joint of the vertex is mirrored or singular.
+    bool dualQuaternion = false;
 
     bool validate() const;
     void run(size_t first, size_t last) const;
