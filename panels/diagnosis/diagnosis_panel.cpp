@@ -14,6 +14,7 @@
 
 #include "app/document.h"
 #include "panels/diagnosis/blend_bands_model.h"
+#include "panels/diagnosis/twist_sweep_view.h"
 
 namespace panels {
 
@@ -92,6 +93,10 @@ DiagnosisPanel::DiagnosisPanel(app::Document* doc, QWidget* parent) : QWidget(pa
     m_weightTree->setMinimumHeight(m_weightTree->fontMetrics().height() * 4);
     m_weightTree->setToolTip(tr("The authored weights at the bind pose; click a row to select and frame its vertices"));
     m_tabs->addTab(m_weightTree, tr("Weight Bands"));
+
+    // Twist Sweep.
+    m_sweep = new TwistSweepView(doc, m_tabs);
+    m_tabs->addTab(m_sweep, tr("Twist Sweep"));
 
     connect(doc, &app::Document::evaluationChanged, this, &DiagnosisPanel::onEvaluation);
     connect(doc, &app::Document::rigChanged, this, [this] {

@@ -4,6 +4,8 @@
 //     selects the joint that turns and frames them; Scale Heatmap shows the Candy-Wrapper Scale Loss view.
 //   Weight Bands: the checks of the authored weights (hard boundaries, influences from far joints, left/right
 //     asymmetry; rig/analysis/diagnosis/weight_bands.h), each by joint pair; a click selects and frames the vertices.
+//   Twist Sweep: the selected joint turned 0° to 180° about its bone, linear blending's and dual quaternions' worst
+//     scale over its band against cos(θ / 2) (twist_sweep_view.h).
 // Everything shown is computed off the GUI thread (the evaluator, the loader): the panel only lists it.
 #pragma once
 
@@ -28,6 +30,7 @@ class Document;
 namespace panels {
 
 class BlendBandsModel;
+class TwistSweepView;
 
 class DiagnosisPanel : public QWidget {
     Q_OBJECT
@@ -38,6 +41,7 @@ public:
     QTreeWidget* weightTree() const { return m_weightTree; }
     QLabel* summary() const { return m_summary; }
     QTabWidget* tabs() const { return m_tabs; }
+    TwistSweepView* sweepView() const { return m_sweep; }
     /// Selects band `row` of the model (not the sorted view): its vertices, worst vertex current, the joint that turns.
     void selectBand(int row);
 
@@ -57,6 +61,7 @@ private:
     QLabel* m_summary;
     QPushButton* m_heatmap;
     QTreeWidget* m_weightTree;
+    TwistSweepView* m_sweep;
     int m_pairA = -1, m_pairB = -1; ///< the band chosen last, kept as the rows change with the pose
 };
 

@@ -5,18 +5,22 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QDir>
+#include <QLineSeries>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTreeWidget>
+#include <QUndoStack>
 
 #include <set>
 
 #include "app/document.h"
 #include "panels/diagnosis/blend_bands_model.h"
 #include "panels/diagnosis/diagnosis_panel.h"
+#include "panels/diagnosis/twist_sweep_view.h"
 
 class TestDiagnosisPanel : public QObject {
     Q_OBJECT
@@ -24,6 +28,7 @@ private slots:
     void candyBandsOfATwistedTubeAreTheClosedFormAndAClickSelectsTheBand();
     void bandStaysChosenAsThePoseChanges();
     void weightTreeListsAHardBoundaryAndSelectsItsTwoRings();
+    void twistSweepPlotsCosHalfTheAngleForLinearAndOneForDualQuaternions();
 };
 
 namespace {
@@ -176,6 +181,47 @@ void TestDiagnosisPanel::weightTreeListsAHardBoundaryAndSelectsItsTwoRings()
     }
     QCOMPARE(frame.count(), 2);
     QCOMPARE(doc.selectedJoint(), doc.loaded()->rig.skeleton.find("root")); // the pair's first joint
+}
+
+void TestDiagnosisPanel::twistSweepPlotsCosHalfTheAngleForLinearAndOneForDualQuaternions()
+{
+    // Sweep the tube's "twist" joint from the tab: off the GUI thread, then 37 points a line, linear blending's on
+    // cos(θ / 2) (the 0.5 / 0.5 ring is the band's worst) and dual quaternions' at 1; the dashed reference is the
+    // formula itself.
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("twist_tube")));
+    panels::DiagnosisPanel panel(&doc);
+    panel.resize(700, 400);
+    panel.tabs()->setCurrentIndex(2);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panels::TwistSweepView* sweep = panel.sweepView();
+    doc.setSelectedJoint(-1);
+    QVERIFY(!sweep->button()->isEnabled());
+    const int twist = doc.loaded()->rig.skeleton.find("twist");
+    doc.setSelectedJoint(twist);
+    QVERIFY(sweep->button()->isEnabled());
+    const glm::vec3 before = doc.jointEdit(twist).rotateDeg;
+    const int undoSteps = doc.undoStack()->count();
+    QSignalSpy finished(sweep, &panels::TwistSweepView::finished);
+    QTest::mouseClick(sweep->button(), Qt::LeftButton);
+    QVERIFY(finished.wait(20000));
+    QVERIFY(sweep->result());
+    QCOMPARE(sweep->result()->vertices, size_t(19 * 33));
+    QCOMPARE(sweep->linearSeries()->count(), 37);
+    QCOMPARE(sweep->dualQuaternionSeries()->count(), 37);
+    QCOMPARE(sweep->referenceSeries()->count(), 37);
+    for (int i = 0; i < 37; ++i) {
+        const QPointF l = sweep->linearSeries()->at(i), d = sweep->dualQuaternionSeries()->at(i);
+        QCOMPARE(l.x(), 5.0 * i);
+        QVERIFY2(std::fabs(l.y() - std::cos(l.x() * 3.14159265358979323846 / 360.0)) < 2e-5, qPrintable(QString::number(l.y())));
+        QVERIFY2(std::fabs(d.y() - 1.0) < 2e-5, qPrintable(QString::number(d.y())));
+    }
+    QTest::qWait(50);
+    panel.grab().save(QDir::temp().filePath(QStringLiteral("rigscope-test-twist-sweep.png"))); // to look at
+    // The sweep turned a copy of the pose: the document's is as it was, and no undo step was made.
+    QCOMPARE(doc.jointEdit(twist).rotateDeg, before);
+    QCOMPARE(doc.undoStack()->count(), undoSteps);
 }
 
 QTEST_MAIN(TestDiagnosisPanel)
