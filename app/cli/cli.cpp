@@ -6,6 +6,7 @@
 #include <QStringList>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "rig/io/pose_file.h"
 #include "rig/analysis/audit.h"
 #include "rig/analysis/diagnosis/blend_scale.h"
+#include "rig/analysis/diagnosis/clip_scan.h"
 #include "rig/deform/deform.h"
 #include "rig/io/import.h"
 #include "rig/platform/parallel.h"
@@ -113,6 +115,32 @@ void printSummary(std::ostream& os, const rig::Rig& rig, const rig::RigRuntime& 
     }
 }
 
+void printScan(std::ostream& os, const rig::Rig& rig, const rig::ClipScan& scan)
+{
+    char line[256];
+    os << "\nscan of clip '" << rig.clips[size_t(scan.clip)].name << "': " << scan.times.size() << " frames";
+    if (scan.step > 0.0f)
+        os << " every " << scan.step << " s";
+    os << (scan.cancelled ? " (cancelled)" : "") << "\n";
+    for (const rig::ClipScanMethod& m : scan.methods) {
+        if (m.worstErrorDeg < 0.0f)
+            std::snprintf(line, sizeof line, "  %-24s no defined error\n", std::string(rig::methodId(m.method)).c_str());
+        else
+            std::snprintf(line, sizeof line, "  %-24s worst normal error %8.3f° at %.4f s (mesh %zu vertex %zu)\n",
+                          std::string(rig::methodId(m.method)).c_str(), m.worstErrorDeg, m.time, m.mesh, m.vertex);
+        os << line;
+    }
+    if (scan.minScaleMesh >= 0) {
+        std::snprintf(line, sizeof line, "  linear blending keeps least: scale %.3f at %.4f s (mesh %d vertex %zu)",
+                      scan.minScale, scan.minScaleTime, scan.minScaleMesh, scan.minScaleVertex);
+        os << line;
+        if (scan.minScaleNodeA >= 0 && scan.minScaleNodeB >= 0)
+            os << " between " << rig.skeleton.nodes[size_t(scan.minScaleNodeA)].name << " and "
+               << rig.skeleton.nodes[size_t(scan.minScaleNodeB)].name;
+        os << "\n";
+    }
+}
+
 } // namespace
 
 /// The options of rigscope report, shared by the parser and the help text.
@@ -141,6 +169,13 @@ struct ReportCli {
         QStringLiteral("The folder external references (buffers, textures, .mtl files) may be read from (default: the "
         "file's folder)."),
         QStringLiteral("DIR")};
+    QCommandLineOption clip{QStringLiteral("clip"),
+        QStringLiteral("Clip (name or index) to pose from, over the pose file's."), QStringLiteral("CLIP")};
+    QCommandLineOption scan{QStringLiteral("scan"),
+        QStringLiteral("Scan every frame of the clip: per method the frame of the largest normal error, and the frame "
+        "where linear blending loses the most (JSON: \"scan\").")};
+    QCommandLineOption step{QStringLiteral("step"),
+        QStringLiteral("With --scan: frames every S seconds (default: the clip's own key times)."), QStringLiteral("S")};
 
     void addTo(QCommandLineParser& p) const
     {
@@ -149,7 +184,8 @@ struct ReportCli {
         p.addHelpOption();
         p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file (glTF, GLB, FBX, Collada, X, ...)."),
                                 QStringLiteral("<file | --sample NAME>"));
-        p.addOptions({sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend, assetRoot});
+        p.addOptions({sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend, assetRoot, clip, scan,
+                      step});
     }
 };
 
@@ -165,7 +201,8 @@ int runReport(int argc, char** argv)
     QCommandLineParser p;
     const ReportCli cli;
     cli.addTo(p);
-    const auto& [sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend, assetRoot] = cli;
+    const auto& [sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend, assetRoot, clip, scan,
+                 step] = cli;
     if (!p.parse(argList(argc, argv)))
         return failWith(p.errorText().toStdString());
     if (p.isSet(QStringLiteral("help"))) {
@@ -206,8 +243,18 @@ int runReport(int argc, char** argv)
         return failWith("--asset-root goes with a file, not --sample");
     rig::ImportOptions importOptions;
     importOptions.assetRoot = p.value(assetRoot).toStdString();
-    rig::Result<rig::Rig> loaded = p.isSet(sample) ? rig::makeSample(p.value(sample).toStdString())
-                                                   : rig::importFile(files.front().toStdString(), importOptions);
+    rig::Result<rig::Rig> loaded = rig::fail("no rig");
+    if (p.isSet(sample) && p.value(sample).startsWith(QLatin1String("benchmark:"))) {
+        // A generated rig of N vertices, 100 joints, 4 influences, as the app's --sample benchmark:N.
+        bool ok = false;
+        const qulonglong n = p.value(sample).mid(10).toULongLong(&ok);
+        if (!ok || n < 100 || n > 20'000'000)
+            return failWith("--sample benchmark:N needs 100 <= N <= 20000000");
+        loaded = rig::makeBenchmarkRig(size_t(n), 100, 4);
+    } else {
+        loaded = p.isSet(sample) ? rig::makeSample(p.value(sample).toStdString())
+                                 : rig::importFile(files.front().toStdString(), importOptions);
+    }
     if (!loaded)
         return failWith(loaded.error());
     const rig::Rig& rigData = loaded.value();
@@ -219,6 +266,21 @@ int runReport(int argc, char** argv)
             return failWith(pr.error());
         poseData = std::move(pr.value());
     }
+    if (p.isSet(clip))
+        poseData.clip = p.value(clip).toStdString();
+    if (p.isSet(step) && !p.isSet(scan))
+        return failWith("--step goes with --scan");
+    float stepSeconds = 0.0f;
+    if (p.isSet(step)) {
+        bool ok = false;
+        stepSeconds = p.value(step).toFloat(&ok);
+        if (!ok || !(stepSeconds > 0.0f) || !std::isfinite(stepSeconds))
+            return failWith("--step must be a number of seconds above 0, not '" + p.value(step).toStdString() + "'");
+    }
+    if (p.isSet(scan) && poseData.clip.empty())
+        return failWith("--scan needs a clip (--clip NAME, or a pose file that names one)");
+    if (p.isSet(scan) && onGpu)
+        return failWith("--scan runs on the CPU (leave out --device gpu)");
     auto resolved = rig::resolvePose(rigData, poseData);
     if (!resolved)
         return failWith((p.isSet(pose) ? p.value(pose).toStdString() + ": " : std::string()) + resolved.error());
@@ -242,9 +304,20 @@ int runReport(int argc, char** argv)
         rig::evaluate(rigData, runtime, resolved.value(), methodList.value(), settings, eval);
     }
     const rig::Audit audit = rig::auditRig(rigData, runtime.bind);
+    rig::ClipScan scanResult;
+    if (p.isSet(scan)) {
+        auto scanned = rig::scanClip(rigData, runtime, resolved.value(), resolved.value().clip, methodList.value(), stepSeconds,
+                                     settings);
+        if (!scanned)
+            return failWith(scanned.error());
+        scanResult = std::move(scanned.value());
+        options.scan = &scanResult;
+    }
 
     if (!p.isSet(json)) {
         printSummary(std::cout, rigData, runtime, eval, audit);
+        if (options.scan)
+            printScan(std::cout, rigData, *options.scan);
         if (gpu)
             std::cout << "\ndevice: gpu (" << gpu->description() << ")\n";
         return 0;

@@ -1,6 +1,7 @@
 #include "rig/io/report.h"
 
 #include "rig/analysis/diagnosis/blend_scale.h"
+#include "rig/analysis/diagnosis/clip_scan.h"
 #include "rig/analysis/diagnosis/causes.h"
 #include "rig/analysis/diagnosis/weight_bands.h"
 #include "rig/analysis/weight_checks.h"
@@ -236,6 +237,48 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
         j.endObject();
     };
     auto nodeOrNull = [&](int node) { node >= 0 ? j.string(nodeName(rig, node)) : j.null(); };
+    if (const ClipScan* scan = options.scan) {
+        j.key("scan");
+        j.beginObject();
+        j.key("clip");
+        j.string(scan->clip >= 0 && size_t(scan->clip) < rig.clips.size() ? rig.clips[size_t(scan->clip)].name : std::string());
+        j.key("frames");
+        j.integer((long long)scan->times.size());
+        j.key("step");
+        scan->step > 0.0f ? j.number(scan->step) : j.null();
+        j.key("cancelled");
+        j.boolean(scan->cancelled);
+        j.key("methods");
+        j.beginObject();
+        for (const ClipScanMethod& sm : scan->methods) {
+            j.key(methodId(sm.method));
+            j.beginObject();
+            j.key("worst_normal_error_deg");
+            sm.worstErrorDeg >= 0.0f ? j.number(sm.worstErrorDeg) : j.null();
+            j.key("time");
+            sm.worstErrorDeg >= 0.0f ? j.number(sm.time) : j.null();
+            j.key("vertex");
+            sm.worstErrorDeg >= 0.0f ? vertexRef(sm.mesh, sm.vertex) : j.null();
+            j.endObject();
+        }
+        j.endObject();
+        j.key("min_scale");
+        j.beginObject();
+        j.key("scale");
+        j.number(scan->minScale);
+        j.key("time");
+        scan->minScaleMesh >= 0 ? j.number(scan->minScaleTime) : j.null();
+        j.key("vertex");
+        scan->minScaleMesh >= 0 ? vertexRef(size_t(scan->minScaleMesh), scan->minScaleVertex) : j.null();
+        j.key("joints");
+        j.beginArray();
+        for (int n : {scan->minScaleNodeA, scan->minScaleNodeB})
+            if (n >= 0)
+                j.string(nodeName(rig, n));
+        j.endArray();
+        j.endObject();
+        j.endObject();
+    }
     j.key("candy_wrapper");
     j.beginObject();
     j.key("min_scale");

@@ -11,8 +11,11 @@
 
 namespace rig {
 
+struct ClipScan;
+
 struct ReportOptions {
     bool perVertex = false;
+    const ClipScan* scan = nullptr; ///< written as "scan" when given (rigscope report --scan)
     std::string device = "cpu"; ///< "cpu" or "gpu"
     std::string backend;        ///< GPU backend name when device is "gpu"
 };

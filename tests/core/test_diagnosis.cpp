@@ -10,6 +10,7 @@
 
 #include "rig/analysis/diagnosis/blend_scale.h"
 #include "rig/analysis/diagnosis/causes.h"
+#include "rig/analysis/diagnosis/clip_scan.h"
 #include "rig/analysis/diagnosis/twist_sweep.h"
 #include "rig/analysis/diagnosis/weight_bands.h"
 #include "rig/io/import.h"
@@ -124,6 +125,8 @@ private slots:
     void twistSweepOfTheTubeIsCosHalfTheAngleForLinearAndOneForDualQuaternions();
     void twistSweepOfASquashedJointBlendsItsStretch();
     void twistSweepRefusesABadNodeOrStepCountAndStopsOnCancel();
+    void clipScanFindsTheFrameOfTheLeastScale();
+    void clipScanRefusesABadClipOrStep();
 };
 
 void TestDiagnosis::smallestSingularValueOfKnownMatrices()
@@ -586,6 +589,65 @@ void TestDiagnosis::twistSweepRefusesABadNodeOrStepCountAndStopsOnCancel()
     QVERIFY(stopped.ok());
     QCOMPARE(stopped.value().samples.size(), size_t(3));
     QCOMPARE(calls, 3);
+}
+
+void TestDiagnosis::clipScanFindsTheFrameOfTheLeastScale()
+{
+    // A clip turning "twist" from 0° to 120° about the bone in one second (slerp between keys at 0 and 1 s): scanned
+    // every 0.1 s, linear blending keeps least at 1 s, cos 60° = 0.5 at the even ring, between root and twist. Scanned at
+    // the clip's own keys: two frames.
+    Rig rig = testutil::sample("twist_tube");
+    Clip clip;
+    clip.name = "turn";
+    clip.duration = 1.0f;
+    JointChannel ch;
+    ch.node = rig.skeleton.find("twist");
+    ch.rotation.times = {0.0f, 1.0f};
+    ch.rotation.values = {glm::quat(1, 0, 0, 0), glm::angleAxis(glm::radians(120.0f), glm::vec3(1, 0, 0))};
+    clip.joints.push_back(ch);
+    rig.clips.push_back(clip);
+    const int turn = int(rig.clips.size()) - 1;
+    const RigRuntime rt = buildRuntime(rig, 4);
+    const ResolvedPose base = resolvePose(rig, Pose{}).value();
+    const Method methods[] = {Method::Linear, Method::DualQuaternion};
+    size_t frames = 0;
+    const auto scan = scanClip(rig, rt, base, turn, methods, 0.1f, {}, nullptr, [&](size_t done) { frames = done; });
+    QVERIFY2(scan.ok(), scan.ok() ? "" : scan.error().c_str());
+    const ClipScan& s = scan.value();
+    QCOMPARE(s.times.size(), size_t(11));
+    QCOMPARE(frames, size_t(11));
+    QCOMPARE(s.times.back(), 1.0f);
+    RS_COMPARE_NEAR(s.minScale, 0.5, 1e-5);
+    QCOMPARE(s.minScaleTime, 1.0f);
+    QCOMPARE(s.minScaleVertex % 41, size_t(20));
+    QCOMPARE(nodeNameOr(rig, s.minScaleNodeA), std::string("root"));
+    QCOMPARE(nodeNameOr(rig, s.minScaleNodeB), std::string("twist"));
+    QCOMPARE(s.methods.size(), size_t(2));
+    QCOMPARE(s.methods[0].time, 1.0f); // linear's error grows with the turn
+    QVERIFY(s.methods[0].worstErrorDeg > s.methods[1].worstErrorDeg);
+    QVERIFY(!s.cancelled);
+    QCOMPARE(scanTimes(rig.clips[size_t(turn)], 0.0f), (std::vector<float>{0.0f, 1.0f}));
+    // Cancelled before the first frame: nothing scanned, and it says so.
+    std::atomic<bool> cancel{true};
+    const auto none = scanClip(rig, rt, base, turn, methods, 0.1f, {}, &cancel);
+    QVERIFY(none.ok());
+    QVERIFY(none.value().cancelled);
+    QVERIFY(none.value().times.empty());
+}
+
+void TestDiagnosis::clipScanRefusesABadClipOrStep()
+{
+    const Rig rig = testutil::sample("twist_tube");
+    const RigRuntime rt = buildRuntime(rig, 4);
+    const ResolvedPose base = resolvePose(rig, Pose{}).value();
+    const Method linear[] = {Method::Linear};
+    QVERIFY(!scanClip(rig, rt, base, -1, linear).ok());
+    QVERIFY(!scanClip(rig, rt, base, int(rig.clips.size()), linear).ok());
+    QVERIFY(!scanClip(rig, rt, base, 0, linear, -0.5f).ok());
+    QVERIFY(!scanClip(rig, rt, base, 0, linear, std::nanf("")).ok());
+    const auto tooMany = scanClip(rig, rt, base, 0, linear, 1e-6f); // 2 s in 2,000,000 frames
+    QVERIFY(!tooMany.ok());
+    QVERIFY2(tooMany.error().find("100,000") != std::string::npos, tooMany.error().c_str());
 }
 
 QTEST_GUILESS_MAIN(TestDiagnosis)

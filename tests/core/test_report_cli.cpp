@@ -87,6 +87,7 @@ private slots:
     void badInputsExitTwoWithOneLine();
     void realAssetAuditSeesRawWeights();
     void candyWrapperOfTheTwistTubeTurned162Degrees();
+    void scanOfTheTwistClipFindsItsHalfTurn();
     void skinnedMeshIgnoresNodeTransform();
     void helpAndVersionNeedNoDisplay_data();
     void helpAndVersionNeedNoDisplay();
@@ -208,6 +209,10 @@ void TestReportCli::badInputsExitTwoWithOneLine_data()
     QTest::newRow("missing pose") << QStringList{"report", "--sample", "ramp", "--pose", "/nonexistent/p.json"} << "/nonexistent/p.json";
     QTest::newRow("unknown joint") << QStringList{"report", "--sample", "ramp", "--pose", "UNKNOWN_JOINT_POSE"} << "shoulder";
     QTest::newRow("not a model") << QStringList{"report", "NOT_A_MODEL"} << "garbage.gltf";
+    QTest::newRow("step without scan") << QStringList{"report", "--sample", "twist_tube", "--clip", "twist", "--step", "0.5"} << "--scan";
+    QTest::newRow("scan without clip") << QStringList{"report", "--sample", "twist_tube", "--scan"} << "--clip";
+    QTest::newRow("bad step") << QStringList{"report", "--sample", "twist_tube", "--clip", "twist", "--scan", "--step", "-1"} << "-1";
+    QTest::newRow("unknown clip") << QStringList{"report", "--sample", "twist_tube", "--clip", "dance", "--scan"} << "dance";
     QTest::newRow("broken asset") << QStringList{"report", QString::fromStdString(testutil::assetPath("Collada_library_animation_clips/library_animation_clips.dae"))}
                                   << "library_animation_clips.dae";
 }
@@ -246,6 +251,36 @@ void TestReportCli::realAssetAuditSeesRawWeights()
         }
     QVERIFY(found);
     QVERIFY(!hasNonFiniteToken(o.out));
+}
+
+void TestReportCli::scanOfTheTwistClipFindsItsHalfTurn()
+{
+    // The tube's clip turns "twist" 0°, 90°, 180° at its keys 0, 1, 2 s. Scanned at its keys, and every 0.25 s: linear
+    // blending's worst frame is the last (the even ring collapses onto the axis, scale 0, between root and twist), and
+    // so is its worst normal error; dual quaternions' worst error is far below linear blending's.
+    for (const QStringList extra : {QStringList{}, QStringList{"--step", "0.25"}}) {
+        const Output o = runRigscope(QStringList{"report", "--sample", "twist_tube", "--clip", "twist", "--scan", "--methods",
+                                                 "linear,dual-quaternion", "--json", "-"} + extra);
+        QCOMPARE(o.exitCode, 0);
+        const QJsonObject scan = parse(o)["scan"].toObject();
+        QCOMPARE(scan["clip"].toString(), QStringLiteral("twist"));
+        QCOMPARE(scan["frames"].toInt(), extra.isEmpty() ? 3 : 9);
+        QCOMPARE(scan["step"].isNull(), extra.isEmpty());
+        QCOMPARE(scan["cancelled"].toBool(), false);
+        const QJsonObject minScale = scan["min_scale"].toObject();
+        QVERIFY2(std::fabs(minScale["scale"].toDouble()) < 1e-5, qPrintable(QString::number(minScale["scale"].toDouble())));
+        QCOMPARE(minScale["time"].toDouble(), 2.0);
+        QCOMPARE(minScale["joints"].toArray(), QJsonArray({"root", "twist"}));
+        QCOMPARE(minScale["vertex"].toObject()["vertex"].toInt() % 41, 20); // ring k = 20
+        const QJsonObject linear = scan["methods"].toObject()["linear"].toObject();
+        const QJsonObject dq = scan["methods"].toObject()["dual-quaternion"].toObject();
+        QCOMPARE(linear["time"].toDouble(), 2.0);
+        QVERIFY(linear["worst_normal_error_deg"].toDouble() > 10.0 * dq["worst_normal_error_deg"].toDouble());
+    }
+    // The text summary names the frame too.
+    const Output text = runRigscope({"report", "--sample", "twist_tube", "--clip", "twist", "--scan"});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("linear blending keeps least: scale 0.000 at 2.0000 s"), text.out.constData());
 }
 
 void TestReportCli::candyWrapperOfTheTwistTubeTurned162Degrees()
