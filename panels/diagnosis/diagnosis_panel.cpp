@@ -15,6 +15,7 @@
 #include "app/document.h"
 #include "panels/diagnosis/blend_bands_model.h"
 #include "panels/diagnosis/twist_sweep_view.h"
+#include "panels/diagnosis/worst_frame_view.h"
 
 namespace panels {
 
@@ -97,6 +98,11 @@ DiagnosisPanel::DiagnosisPanel(app::Document* doc, QWidget* parent) : QWidget(pa
     // Twist Sweep.
     m_sweep = new TwistSweepView(doc, m_tabs);
     m_tabs->addTab(m_sweep, tr("Twist Sweep"));
+
+    // Worst Frame.
+    m_worstFrame = new WorstFrameView(doc, m_tabs);
+    m_tabs->addTab(m_worstFrame, tr("Worst Frame"));
+    connect(m_worstFrame, &WorstFrameView::frameRequested, this, &DiagnosisPanel::frameRequested);
 
     connect(doc, &app::Document::evaluationChanged, this, &DiagnosisPanel::onEvaluation);
     connect(doc, &app::Document::rigChanged, this, [this] {

@@ -6,6 +6,8 @@
 //     asymmetry; rig/analysis/diagnosis/weight_bands.h), each by joint pair; a click selects and frames the vertices.
 //   Twist Sweep: the selected joint turned 0° to 180° about its bone, linear blending's and dual quaternions' worst
 //     scale over its band against cos(θ / 2) (twist_sweep_view.h).
+//   Worst Frame: the clip playing scanned, the worst frame per method and of the scale loss; a click goes there
+//     (worst_frame_view.h).
 // Everything shown is computed off the GUI thread (the evaluator, the loader): the panel only lists it.
 #pragma once
 
@@ -31,6 +33,7 @@ namespace panels {
 
 class BlendBandsModel;
 class TwistSweepView;
+class WorstFrameView;
 
 class DiagnosisPanel : public QWidget {
     Q_OBJECT
@@ -42,6 +45,7 @@ public:
     QLabel* summary() const { return m_summary; }
     QTabWidget* tabs() const { return m_tabs; }
     TwistSweepView* sweepView() const { return m_sweep; }
+    WorstFrameView* worstFrameView() const { return m_worstFrame; }
     /// Selects band `row` of the model (not the sorted view): its vertices, worst vertex current, the joint that turns.
     void selectBand(int row);
 
@@ -62,6 +66,7 @@ private:
     QPushButton* m_heatmap;
     QTreeWidget* m_weightTree;
     TwistSweepView* m_sweep;
+    WorstFrameView* m_worstFrame;
     int m_pairA = -1, m_pairB = -1; ///< the band chosen last, kept as the rows change with the pose
 };
 

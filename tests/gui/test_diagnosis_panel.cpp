@@ -21,6 +21,7 @@
 #include "panels/diagnosis/blend_bands_model.h"
 #include "panels/diagnosis/diagnosis_panel.h"
 #include "panels/diagnosis/twist_sweep_view.h"
+#include "panels/diagnosis/worst_frame_view.h"
 
 class TestDiagnosisPanel : public QObject {
     Q_OBJECT
@@ -29,6 +30,7 @@ private slots:
     void bandStaysChosenAsThePoseChanges();
     void weightTreeListsAHardBoundaryAndSelectsItsTwoRings();
     void twistSweepPlotsCosHalfTheAngleForLinearAndOneForDualQuaternions();
+    void worstFrameOfTheTwistClipIsItsLastKeyAndAClickGoesThere();
 };
 
 namespace {
@@ -222,6 +224,47 @@ void TestDiagnosisPanel::twistSweepPlotsCosHalfTheAngleForLinearAndOneForDualQua
     // The sweep turned a copy of the pose: the document's is as it was, and no undo step was made.
     QCOMPARE(doc.jointEdit(twist).rotateDeg, before);
     QCOMPARE(doc.undoStack()->count(), undoSteps);
+}
+
+void TestDiagnosisPanel::worstFrameOfTheTwistClipIsItsLastKeyAndAClickGoesThere()
+{
+    // The tube's clip turns "twist" 0°, 90°, 180° at 0, 1, 2 s. Scanned from the tab: three frames; linear blending
+    // keeps least (0: the even ring on the axis) at 2 s between root and twist, and every method has its row. A click
+    // on the scale row plays the clip to 2 s and selects and frames that vertex (on the ring at x = 1).
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("twist_tube")));
+    panels::DiagnosisPanel panel(&doc);
+    panel.resize(700, 400);
+    panel.tabs()->setCurrentIndex(3);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panels::WorstFrameView* view = panel.worstFrameView();
+    QVERIFY(doc.setPose(rig::Pose{})); // not the lesson pose's edit: the clip alone
+    QVERIFY(doc.setClipTime("", 0.0));
+    QVERIFY(!view->button()->isEnabled()); // no clip
+    QVERIFY(doc.setClipTime("twist", 0.5));
+    QVERIFY(view->button()->isEnabled());
+    QSignalSpy finished(view, &panels::WorstFrameView::finished);
+    QTest::mouseClick(view->button(), Qt::LeftButton);
+    QVERIFY(finished.wait(20000));
+    QVERIFY(view->result());
+    QCOMPARE(view->result()->times, (std::vector<float>{0.0f, 1.0f, 2.0f}));
+    QTreeWidget* list = view->list();
+    QCOMPARE(list->topLevelItemCount(), int(rig::kMethodCount)); // the scale, and every method but the reference
+    QTreeWidgetItem* scale = list->topLevelItem(0);
+    QCOMPARE(scale->text(0), QStringLiteral("linear-blend scale (root / twist)"));
+    QCOMPARE(scale->text(1), QStringLiteral("0.000"));
+    QCOMPARE(scale->text(2), QStringLiteral("2.000 s"));
+    panel.grab().save(QDir::temp().filePath(QStringLiteral("rigscope-test-worst-frame.png"))); // to look at
+    QCOMPARE(doc.pose().time, 0.5); // scanning moved nothing
+    QSignalSpy frame(&panel, &panels::DiagnosisPanel::frameRequested);
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::NoModifier, list->visualItemRect(scale).center());
+    QCOMPARE(doc.pose().clip, std::string("twist"));
+    QCOMPARE(doc.pose().time, 2.0);
+    QCOMPARE(doc.selectionSet().size(), size_t(1));
+    QCOMPARE(doc.loaded()->rig.meshes[0].positions[doc.selectionSet().currentVertex()].x, 1.0f);
+    QCOMPARE(doc.selectedVertex(), int(doc.selectionSet().currentVertex()));
+    QCOMPARE(frame.count(), 1);
 }
 
 QTEST_MAIN(TestDiagnosisPanel)
