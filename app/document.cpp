@@ -60,6 +60,7 @@ void packForGpu(LoadedRig& loaded)
     rig::Result<viewer::GpuRigPack> pack = viewer::packGpuRig(loaded.rig, loaded.runtime);
     if (pack) {
         pack.value().edges = viewer::uniqueEdges(loaded.rig); // the viewport's wireframe
+        pack.value().hardEdges = loaded.bands.hardBoundaryEdgeList; // its hard-boundary overlay
         loaded.gpu = std::make_shared<const viewer::GpuRigPack>(std::move(pack.value()));
         loaded.gpuError.clear();
     } else {

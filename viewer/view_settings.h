@@ -31,6 +31,7 @@ enum Overlay : unsigned {
     OverlayBounds = 16,
     OverlayGrid = 32,      ///< the ground grid at the rig's lowest point (viewer/view_aids.h)
     OverlayWireframe = 64, ///< every triangle edge, over any shading
+    OverlayHardBoundaries = 128, ///< the edges across which a joint's weight jumps (rig::WeightBands), red
 };
 
 struct ViewSettings {

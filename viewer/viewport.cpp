@@ -112,6 +112,10 @@ struct Viewport::Resources {
     std::unique_ptr<QRhiBuffer> edges;
     std::unique_ptr<QRhiShaderResourceBindings> edgesSrb;
     int edgeCount = 0;
+    // The hard weight boundaries' edges, the same layout.
+    std::unique_ptr<QRhiBuffer> hardEdges;
+    std::unique_ptr<QRhiShaderResourceBindings> hardEdgesSrb;
+    int hardEdgeCount = 0;
     // The selection set's vertex indices, four to a vec4 (uint bits), read by the lines shader's marker source.
     std::unique_ptr<QRhiBuffer> setIndices;
     std::unique_ptr<QRhiShaderResourceBindings> setSrb;
@@ -644,14 +648,17 @@ void Viewport::render()
         r.segDirs.reset(r.rhi->newBuffer(QRhiBuffer::Static, QRhiBuffer::StorageBuffer, r.segCapacity * 16));
         r.segOrigins->create();
         r.segDirs->create();
-        // The wireframe's edges: static per rig.
-        const std::vector<uint32_t>& edges = m_pack->edges;
-        r.edgeCount = int(edges.size() / 2);
-        std::vector<uint32_t> padded(std::max<size_t>((edges.size() + 3) / 4 * 4, 4), 0u);
-        std::copy(edges.begin(), edges.end(), padded.begin());
-        r.edges.reset(r.rhi->newBuffer(QRhiBuffer::Immutable, QRhiBuffer::StorageBuffer, int(padded.size() * 4)));
-        r.edges->create();
-        u->uploadStaticBuffer(r.edges.get(), padded.data());
+        // The wireframe's and the hard boundaries' edges: static per rig.
+        auto edgeBuffer = [&](const std::vector<uint32_t>& edges, std::unique_ptr<QRhiBuffer>& buffer, int& count) {
+            count = int(edges.size() / 2);
+            std::vector<uint32_t> padded(std::max<size_t>((edges.size() + 3) / 4 * 4, 4), 0u);
+            std::copy(edges.begin(), edges.end(), padded.begin());
+            buffer.reset(r.rhi->newBuffer(QRhiBuffer::Immutable, QRhiBuffer::StorageBuffer, int(padded.size() * 4)));
+            buffer->create();
+            u->uploadStaticBuffer(buffer.get(), padded.data());
+        };
+        edgeBuffer(m_pack->edges, r.edges, r.edgeCount);
+        edgeBuffer(m_pack->hardEdges, r.hardEdges, r.hardEdgeCount);
     }
     auto uploadSegments = [&](int at, const std::vector<Segment>& segs, int capacity) {
         const int n = std::min(int(segs.size()), capacity);
@@ -793,6 +800,7 @@ void Viewport::render()
         r.markerSrb = lineSrb(d.positionsBuffer(), d.positionsBuffer());
         r.setSrb = lineSrb(d.positionsBuffer(), r.setIndices.get());
         r.edgesSrb = lineSrb(d.positionsBuffer(), r.edges.get());
+        r.hardEdgesSrb = lineSrb(d.positionsBuffer(), r.hardEdges.get());
 
         if (!r.meshPipeline || r.pipelineRp != r.renderPass.get()) {
             r.meshPipeline.reset(r.rhi->newGraphicsPipeline());
@@ -943,6 +951,9 @@ void Viewport::render()
             // The wireframe over any shading, the topology the colours are painted on; the ground grid under the rig.
             if ((m_settings.overlays & OverlayWireframe) && r.edgeCount > 0 && r.edgesSrb)
                 draws.push_back({v, false, 0, SourceEdges, r.edgeCount, r.edgesSrb.get(), glm::vec4(0.05f, 0.05f, 0.07f, 1.0f), 1.0f});
+            // The hard weight boundaries in red, over the wireframe.
+            if ((m_settings.overlays & OverlayHardBoundaries) && r.hardEdgeCount > 0 && r.hardEdgesSrb)
+                draws.push_back({v, false, 0, SourceEdges, r.hardEdgeCount, r.hardEdgesSrb.get(), glm::vec4(0.95f, 0.12f, 0.1f, 1.0f), 1.0f});
             if ((m_settings.overlays & OverlayGrid) && r.gridSegments > 0) {
                 draws.push_back({v, false, 0, SourceSegments, r.gridSegments, r.segLinesSrb.get(),
                                  glm::vec4(0.36f, 0.38f, 0.42f, 1.0f), 1.0f, r.aidBase});

@@ -36,7 +36,7 @@ struct GuiCli {
     QCommandLineOption method{QStringLiteral("method"), QStringLiteral("Method id (default linear)."), QStringLiteral("ID")};
     QCommandLineOption view{QStringLiteral("view"), QStringLiteral("single or quad."), QStringLiteral("VIEW")};
     QCommandLineOption overlays{QStringLiteral("overlays"),
-        QStringLiteral("Comma-separated, every overlay shown (default: grid): normals, tangents, reference-normals, skeleton, bounds, grid, wireframe; none for none."),
+        QStringLiteral("Comma-separated, every overlay shown (default: grid): normals, tangents, reference-normals, skeleton, bounds, grid, wireframe, hard-boundaries; none for none."),
         QStringLiteral("LIST")};
     QCommandLineOption shading{QStringLiteral("shading"),
         QStringLiteral("lit, reference, normal-error, tangent-error or candy-wrapper."), QStringLiteral("MODE")};
@@ -149,6 +149,8 @@ int runGui(int argc, char** argv)
                 d.overlays |= viewer::OverlayGrid;
             else if (k == QLatin1String("wireframe"))
                 d.overlays |= viewer::OverlayWireframe;
+            else if (k == QLatin1String("hard-boundaries"))
+                d.overlays |= viewer::OverlayHardBoundaries;
             else if (k == QLatin1String("none"))
                 continue;
             else

@@ -471,7 +471,8 @@ void MainWindow::buildMenus()
         {viewer::OverlaySkeleton, tr("Skeleton"), Qt::Key_K},
         {viewer::OverlayBounds, tr("Bounding Box"), Qt::Key_B},
         {viewer::OverlayGrid, tr("Ground Grid"), Qt::Key_G},
-        {viewer::OverlayWireframe, tr("Wireframe"), Qt::Key_W}};
+        {viewer::OverlayWireframe, tr("Wireframe"), Qt::Key_W},
+        {viewer::OverlayHardBoundaries, tr("Hard Weight Boundaries (red)"), Qt::Key_H}};
     for (const auto& [o, label, key] : overlayItems) {
         QAction* a = overlays->addAction(label);
         a->setCheckable(true);
@@ -596,6 +597,7 @@ void MainWindow::buildToolbar()
                                                               {viewer::OverlaySkeleton, tr("K"), tr("Skeleton, K")},
                                                               {viewer::OverlayBounds, tr("B"), tr("Bounding box, B")},
                                                               {viewer::OverlayWireframe, tr("W"), tr("Wireframe, W")},
+                                                              {viewer::OverlayHardBoundaries, tr("H"), tr("Hard weight boundaries (red edges), H")},
                                                               {viewer::OverlayGrid, tr("G"), tr("Ground grid, G")}};
     for (const auto& [o, label, tip] : overlays) {
         QAction* a = bar->addAction(label);

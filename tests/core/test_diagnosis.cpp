@@ -312,6 +312,12 @@ void TestDiagnosis::hardBoundaryIsFoundWhereTheWeightFlips()
         QVERIFY(v % 11 == 5 || v % 11 == 6);
     QCOMPARE(wb.hardBoundaryVertices.size(), size_t(6)); // columns 5 and 6 of three rows
     QCOMPARE(wb.hardBoundaryPairs[0].vertices, wb.hardBoundaryVertices); // the one pair's ends are all of them
+    // The edges themselves, for the viewport's red overlay: exactly the crossing ones, each once.
+    QCOMPARE(wb.hardBoundaryEdgeList.size(), 2 * crossing.size());
+    std::set<std::pair<uint32_t, uint32_t>> listed;
+    for (size_t i = 0; i + 1 < wb.hardBoundaryEdgeList.size(); i += 2)
+        listed.insert({wb.hardBoundaryEdgeList[i], wb.hardBoundaryEdgeList[i + 1]});
+    QCOMPARE(listed, crossing);
     QCOMPARE(wb.nonAdjacentVertices, size_t(0));
 }
 

@@ -89,6 +89,8 @@ private slots:
     void undoAndRedoFromTheKeyboard();
     void gridWireframeAndAxesGizmoAreDrawn_data();
     void gridWireframeAndAxesGizmoAreDrawn();
+    void hardBoundariesAreDrawnRedWhereTheWeightsStep_data();
+    void hardBoundariesAreDrawnRedWhereTheWeightsStep();
     void legendsStayInsideTheirView_data();
     void legendsStayInsideTheirView();
 };
@@ -351,6 +353,67 @@ void TestViewportTools::gridWireframeAndAxesGizmoAreDrawn()
         QVERIFY2(countPixels(*img, gizmo, green) > 15, "Y");
         QVERIFY2(countPixels(*img, gizmo, blue) > 10, "Z");
     }
+}
+
+void TestViewportTools::hardBoundariesAreDrawnRedWhereTheWeightsStep_data()
+{
+    QTest::addColumn<QString>("api");
+    QTest::newRow("vulkan") << QStringLiteral("vulkan");
+    QTest::newRow("opengl") << QStringLiteral("opengl");
+}
+
+void TestViewportTools::hardBoundariesAreDrawnRedWhereTheWeightsStep()
+{
+    // The tube with its weights made a step at x = 1 (root up to it, twist after): its hard boundary is the band of
+    // edges between the rings at x = 1 and x = 1.05. With the overlay (H) red pixels appear, all of them on screen
+    // between those two rings' projections; without it, none. The smooth tube as shipped has no boundary to draw.
+    QFETCH(QString, api);
+    rig::Rig rig = testutil::sample("twist_tube");
+    rig::Mesh& mesh = rig.meshes[0];
+    for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+        const bool root = mesh.positions[v].x <= 1.0f + 1e-6f;
+        for (uint32_t i = mesh.influenceOffsets[v]; i < mesh.influenceOffsets[v + 1]; ++i)
+            mesh.influences[i].weight = (mesh.influences[i].joint == 0) == root ? 1.0f : 0.0f;
+    }
+    Window win;
+    win.doc.setLoaded(app::finishLoadedRig(std::move(rig), 4, QString(), QStringLiteral("step tube")));
+    QVERIFY(!win.doc.loaded()->bands.hardBoundaryEdgeList.empty());
+    app::DisplaySettings d = win.doc.display();
+    d.manipulator = false;
+    d.overlays = viewer::OverlayNone;
+    win.doc.setDisplay(d);
+    QVERIFY(win.open(api));
+    QTest::qWait(50);
+    const QImage without = win.grab();
+    win.doc.setOverlay(viewer::OverlayHardBoundaries, true);
+    QTest::qWait(50);
+    const QImage with = win.grab();
+    with.save(QDir::temp().filePath(QStringLiteral("rigscope-test-hard-boundaries-%1.png").arg(api)));
+    auto red = [](QColor p) { return p.red() > 170 && p.green() < 90 && p.blue() < 90; };
+    // The screen x range of the two rings' points (the camera frames the tube along x): the red must lie within it
+    // (with a margin of a few pixels for the line's width).
+    float lo = 1e9f, hi = -1e9f;
+    for (int a = 0; a < 36; ++a)
+        for (float x : {1.0f, 1.05f}) {
+            const float phi = float(a) * 10.0f * 3.14159265f / 180.0f;
+            const float sx = float(guitest::project(win.vp, glm::vec3(x, 0.25f * std::cos(phi), 0.25f * std::sin(phi))).x());
+            lo = std::min(lo, sx - 3.0f);
+            hi = std::max(hi, sx + 3.0f);
+        }
+    QVERIFY2(hi - lo < with.width() / 4, qPrintable(QStringLiteral("the rings span x %1..%2").arg(lo).arg(hi)));
+    int inside = 0, outside = 0, redWithout = 0;
+    const QRect gizmo(with.width() - 92, with.height() - 92, 92, 92); // its X axis is red
+    for (int y = 40; y < with.height(); ++y)
+        for (int x = 0; x < with.width(); ++x) {
+            if (gizmo.contains(x, y))
+                continue;
+            redWithout += red(without.pixelColor(x, y)) ? 1 : 0;
+            if (red(with.pixelColor(x, y)))
+                (float(x) >= lo && float(x) <= hi ? inside : outside) += 1;
+        }
+    QCOMPARE(redWithout, 0);
+    QVERIFY2(inside > 30, qPrintable(QString::number(inside)));
+    QVERIFY2(outside == 0, qPrintable(QStringLiteral("%1 red pixels outside x %2..%3").arg(outside).arg(lo).arg(hi)));
 }
 
 void TestViewportTools::selectionSetMarkersAreDrawnAndFFramesThem()

@@ -100,6 +100,9 @@ struct GpuRigPack {
     /// The wireframe's unique edges, pairs of global vertex indices (viewer::uniqueEdges); filled by the caller that
     /// draws (the document's loader), empty for the headless GPU evaluation.
     std::vector<uint32_t> edges;
+    /// The hard weight boundaries' edges (rig::WeightBands::hardBoundaryEdgeList), drawn red by the overlay; filled
+    /// the same way.
+    std::vector<uint32_t> hardEdges;
 };
 
 /// Packs `rig` with its runtime data (rig::buildRuntime) for the GPU path; thread-safe, allocates and loops over the

@@ -153,6 +153,8 @@ void hardBoundaries(const Rig& rig, const NormalisedWeights& w, const WeightBand
             pairs.add(loser, gainer, {a, b});
             ends.push_back(a);
             ends.push_back(b);
+            out.hardBoundaryEdgeList.push_back(a);
+            out.hardBoundaryEdgeList.push_back(b);
         }
     }
     std::sort(ends.begin(), ends.end());

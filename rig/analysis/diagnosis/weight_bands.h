@@ -44,6 +44,7 @@ struct WeightBands {
     float maxDelta = 0.0f;
     std::vector<JointPairCount> hardBoundaryPairs;
     std::vector<uint32_t> hardBoundaryVertices; ///< global indices of the edges' ends, ascending, each once
+    std::vector<uint32_t> hardBoundaryEdgeList; ///< the edges themselves, global vertex pairs (a < b), two per edge
     /// Vertices with two influences (≥ minInfluence) more than adjacentDistance bones apart; pairs: the two joints.
     size_t nonAdjacentVertices = 0;
     std::vector<JointPairCount> nonAdjacentPairs;
