@@ -23,6 +23,7 @@
 #include <QDoubleSpinBox>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
 
@@ -232,14 +233,9 @@ void MainWindow::buildDocks()
         dock->setWidget(w);
         // Docks across the bottom carry their title on the left, upright, as Qt's vertical title bar: the row of
         // numbers costs the viewport no title line. Moved to a side, a dock gets its title line back.
-        auto titleFor = [dock](Qt::DockWidgetArea at) {
-            const bool across = at == Qt::BottomDockWidgetArea || at == Qt::TopDockWidgetArea;
-            dock->setFeatures(across ? dock->features() | QDockWidget::DockWidgetVerticalTitleBar
-                                     : dock->features() & ~QDockWidget::DockWidgetVerticalTitleBar);
-        };
-        titleFor(area);
-        connect(dock, &QDockWidget::dockLocationChanged, dock, titleFor);
         addDockWidget(area, dock);
+        fitTitleBar(dock);
+        connect(dock, &QDockWidget::dockLocationChanged, this, [this, dock] { fitTitleBar(dock); });
         m_docks << dock;
         return dock;
     };
@@ -317,15 +313,29 @@ void MainWindow::applyDefaultDockSizes()
     resizeDocks({m_methodsDock, m_vertexDock}, {methods, row - methods}, Qt::Horizontal);
 }
 
+void MainWindow::fitTitleBar(QDockWidget* dock)
+{
+    // A dock across the bottom (or top) carries its title upright on its left, as Qt's vertical title bar; at a side
+    // or floating, a title line.
+    const Qt::DockWidgetArea at = dock->isFloating() ? Qt::NoDockWidgetArea : dockWidgetArea(dock);
+    const bool across = at == Qt::BottomDockWidgetArea || at == Qt::TopDockWidgetArea;
+    dock->setFeatures(across ? dock->features() | QDockWidget::DockWidgetVerticalTitleBar
+                             : dock->features() & ~QDockWidget::DockWidgetVerticalTitleBar);
+}
+
 void MainWindow::resetLayout()
 {
     restoreState(m_defaultState);
-    for (QDockWidget* d : m_docks)
+    for (QDockWidget* d : m_docks) {
         d->show();
+        fitTitleBar(d); // restoreState docks a floated dock back without telling it where
+    }
     m_timelineBar->show();
     m_bonesDock->raise();
     m_vertexDock->raise();
     applyDefaultDockSizes();
+    // Once more after the restored docks have been laid out (a dock floated back in takes its place only then).
+    QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
 }
 
 void MainWindow::showEvent(QShowEvent* e)

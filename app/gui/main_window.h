@@ -77,6 +77,7 @@ private:
     void buildDocks();
     /// The first launch's dock sizes (from the panels' content); needs the window's real size.
     void applyDefaultDockSizes();
+    void fitTitleBar(QDockWidget* dock);
     void buildToolbar();
     void rebuildRecentMenu();
     void openFileDialog();

@@ -45,6 +45,9 @@ const std::vector<uint32_t>& verticesOf(const rig::WeightBands& b, int check)
 DiagnosisPanel::DiagnosisPanel(app::Document* doc, QWidget* parent) : QWidget(parent), m_doc(doc)
 {
     setObjectName(QStringLiteral("diagnosisPanel"));
+    // As short as the Audit dock beside it: the bottom row of docks is as tall as every method's row of the Methods
+    // table, no taller (the tabs' pages take what the row gives them).
+    setMinimumHeight(100);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     m_tabs = new QTabWidget(this);
@@ -91,7 +94,7 @@ DiagnosisPanel::DiagnosisPanel(app::Document* doc, QWidget* parent) : QWidget(pa
     m_weightTree->setObjectName(QStringLiteral("weightBandsTree"));
     m_weightTree->setHeaderLabels({tr("Check / joints"), tr("Count"), tr("Vertices")});
     m_weightTree->setUniformRowHeights(true);
-    m_weightTree->setMinimumHeight(m_weightTree->fontMetrics().height() * 4);
+    m_weightTree->setMinimumHeight(m_weightTree->fontMetrics().height() * 3);
     m_weightTree->setToolTip(tr("The authored weights at the bind pose; click a row to select and frame its vertices"));
     m_tabs->addTab(m_weightTree, tr("Weight Bands"));
 

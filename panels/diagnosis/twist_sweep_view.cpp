@@ -78,7 +78,7 @@ TwistSweepView::TwistSweepView(app::Document* doc, QWidget* parent) : QWidget(pa
     }
     auto* view = new QChartView(m_chart, this);
     view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumHeight(60);
+    view->setMinimumHeight(40); // the dock is one row of the window tall: the tab stays as small as the others
     layout->addWidget(view, 1);
 
     connect(m_button, &QPushButton::clicked, this, [this] { running() ? cancel() : start(); });

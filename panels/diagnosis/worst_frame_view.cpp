@@ -41,7 +41,7 @@ WorstFrameView::WorstFrameView(app::Document* doc, QWidget* parent) : QWidget(pa
     m_list->setUniformRowHeights(true);
     m_list->setHeaderLabels({tr("Worst"), tr("Value"), tr("At"), tr("Vertex")});
     m_list->setToolTip(tr("Click a row to go there: the clip at that time, the vertex selected and framed"));
-    m_list->setMinimumHeight(m_list->fontMetrics().height() * 4);
+    m_list->setMinimumHeight(m_list->fontMetrics().height() * 3);
     layout->addWidget(m_list, 1);
 
     connect(m_button, &QPushButton::clicked, this, [this] { running() ? cancel() : start(); });

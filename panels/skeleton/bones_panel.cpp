@@ -25,6 +25,7 @@ BonesPanel::BonesPanel(app::Document* doc, QWidget* parent) : QWidget(parent), m
     setObjectName(QStringLiteral("bonesPanel"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->setSpacing(3); // tight: the tree keeps the height (12 joints at 1440 x 900)
 
     m_filter = new QLineEdit(this);
     m_filter->setObjectName(QStringLiteral("jointFilter"));
@@ -47,6 +48,7 @@ BonesPanel::BonesPanel(app::Document* doc, QWidget* parent) : QWidget(parent), m
     m_tree->setObjectName(QStringLiteral("skeletonTree"));
     m_tree->setModel(m_proxy);
     m_tree->setUniformRowHeights(true);
+    m_tree->setFrameShape(QFrame::NoFrame); // flush with the dock, as an outliner: two rows more at 1440 x 900
     m_tree->setSelectionMode(QAbstractItemView::SingleSelection);
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(SkeletonModel::NameColumn, QHeaderView::Stretch);

@@ -50,6 +50,7 @@ JointEditor::JointEditor(app::Document* doc, QWidget* parent) : QWidget(parent),
     setObjectName(QStringLiteral("jointEditor"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
     m_title = new QLabel(this);
     m_title->setObjectName(QStringLiteral("jointTitle"));
     m_title->setWordWrap(true);
