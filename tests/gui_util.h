@@ -12,6 +12,14 @@
 
 namespace guitest {
 
+/// A test's rows for both real backends: column "api", rows "vulkan" (lavapipe) and "opengl" (llvmpipe).
+inline void addBackendRows()
+{
+    QTest::addColumn<QString>("api");
+    QTest::newRow("vulkan") << QStringLiteral("vulkan");
+    QTest::newRow("opengl") << QStringLiteral("opengl");
+}
+
 struct Counts {
     int green = 0, hot = 0, gold = 0, total = 0;
 };

@@ -361,6 +361,15 @@ void MainWindow::buildMenus()
     rebuildRecentMenu();
     file->addSeparator();
     file->addAction(tr("Load &Pose…"), this, &MainWindow::loadPoseDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+    QAction* savePose = file->addAction(tr("Sa&ve Pose…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save Pose"), QStringLiteral("pose.json"),
+                                                          tr("Pose files (*.json)"));
+        QString error;
+        if (!path.isEmpty() && !m_bones->savePose(path, &error))
+            QMessageBox::warning(this, tr("Save Pose"), error);
+    });
+    savePose->setObjectName(QStringLiteral("savePose"));
+    savePose->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     file->addAction(tr("Rest P&ose"), this, [this] { m_doc->editPose(rig::Pose{}, tr("Rest Pose"), 0, true); });
     file->addAction(tr("Go to &Bind Pose"), this, [this] {
         rig::Pose bind;

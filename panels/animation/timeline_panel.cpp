@@ -61,6 +61,23 @@ TimelinePanel::TimelinePanel(app::Document* doc, QWidget* parent) : QWidget(pare
     m_frame = new QLabel(this);
     m_frame->setObjectName(QStringLiteral("frameLabel"));
     m_frame->setMinimumWidth(110);
+    // The pose's base beside the clip chooser: the rest pose (every edit and morph weight cleared) or the bind pose.
+    auto* rest = new QToolButton(this);
+    rest->setObjectName(QStringLiteral("restPose"));
+    rest->setText(tr("Rest"));
+    rest->setToolTip(tr("Rest Pose: every edit and morph weight cleared, the file's node transforms (one undo step)"));
+    auto* bind = new QToolButton(this);
+    bind->setObjectName(QStringLiteral("bindPose"));
+    bind->setText(tr("Bind"));
+    bind->setToolTip(tr("Bind Pose: every joint at its bind pose, the mesh exactly as authored (one undo step)"));
+    connect(rest, &QToolButton::clicked, this, [this] { m_doc->editPose(rig::Pose{}, tr("Rest Pose"), 0, true); });
+    connect(bind, &QToolButton::clicked, this, [this] {
+        rig::Pose p;
+        p.base = rig::PoseBase::Bind;
+        m_doc->editPose(p, tr("Go to Bind Pose"), 0, true);
+    });
+    h->addWidget(rest);
+    h->addWidget(bind);
     h->addWidget(m_clip);
     h->addWidget(m_prev);
     h->addWidget(m_play);

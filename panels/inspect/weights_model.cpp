@@ -67,22 +67,32 @@ WeightsModel::Located WeightsModel::locate(uint32_t global) const
     return {mesh, global - m_meshBegin[mesh]};
 }
 
-bool WeightsModel::weightOf(int row, int node, double& w) const
+int WeightsModel::Entries::nodeOf(const rig::Influence& in) const
+{
+    return in.weight != 0.0f && in.joint < skin->joints.size() ? skin->joints[in.joint] : -1;
+}
+
+WeightsModel::Entries WeightsModel::entriesOf(int row) const
 {
     const Located at = locate(vertexAt(row));
     const rig::Mesh& mesh = m_rig->meshes[at.mesh];
+    if (!mesh.isSkinned() || mesh.influenceOffsets.size() != mesh.vertexCount() + 1)
+        return {};
+    const uint32_t begin = std::min<uint32_t>(mesh.influenceOffsets[at.local], uint32_t(mesh.influences.size()));
+    const uint32_t end = std::min<uint32_t>(mesh.influenceOffsets[at.local + 1], uint32_t(mesh.influences.size()));
+    return {mesh.influences.data() + begin, mesh.influences.data() + std::max(begin, end), &m_rig->skins[size_t(mesh.skin)]};
+}
+
+bool WeightsModel::weightOf(int row, int node, double& w) const
+{
+    const Entries e = entriesOf(row);
     w = 0.0;
     bool any = false;
-    if (!mesh.isSkinned() || mesh.influenceOffsets.size() != mesh.vertexCount() + 1)
-        return false;
-    const rig::Skin& skin = m_rig->skins[size_t(mesh.skin)];
-    for (uint32_t i = mesh.influenceOffsets[at.local]; i < mesh.influenceOffsets[at.local + 1] && i < mesh.influences.size(); ++i) {
-        const rig::Influence in = mesh.influences[i];
-        if (in.weight != 0.0f && in.joint < skin.joints.size() && skin.joints[in.joint] == node) {
-            w += double(in.weight);
+    for (const rig::Influence* in = e.begin; in != e.end; ++in)
+        if (e.nodeOf(*in) == node) {
+            w += double(in->weight);
             any = true;
         }
-    }
     return any;
 }
 
@@ -90,29 +100,20 @@ void WeightsModel::totalsOf(int row, double& sum, int& count, bool& finite) cons
 {
     // The columns' weights summed and counted as the cells show them (entries naming one node add up), in one pass
     // over the vertex's entries: a few per vertex, so the repeated-node check is a scan of those before it.
-    const Located at = locate(vertexAt(row));
-    const rig::Mesh& mesh = m_rig->meshes[at.mesh];
-    if (!mesh.isSkinned() || mesh.influenceOffsets.size() != mesh.vertexCount() + 1)
-        return;
-    const rig::Skin& skin = m_rig->skins[size_t(mesh.skin)];
-    const uint32_t begin = mesh.influenceOffsets[at.local];
-    const uint32_t end = std::min<uint32_t>(mesh.influenceOffsets[at.local + 1], uint32_t(mesh.influences.size()));
-    auto nodeOf = [&](const rig::Influence& in) {
-        return in.weight != 0.0f && in.joint < skin.joints.size() ? skin.joints[in.joint] : -1;
-    };
-    for (uint32_t i = begin; i < end; ++i) {
-        const int node = nodeOf(mesh.influences[i]);
+    const Entries e = entriesOf(row);
+    for (const rig::Influence* in = e.begin; in != e.end; ++in) {
+        const int node = e.nodeOf(*in);
         if (node < 0 || !std::binary_search(m_nodes.begin(), m_nodes.end(), node))
             continue;
         bool seen = false;
-        for (uint32_t k = begin; k < i && !seen; ++k)
-            seen = nodeOf(mesh.influences[k]) == node;
+        for (const rig::Influence* k = e.begin; k != in && !seen; ++k)
+            seen = e.nodeOf(*k) == node;
         if (seen)
             continue; // its weight went into the first entry's total
         double w = 0.0;
-        for (uint32_t k = i; k < end; ++k)
-            if (nodeOf(mesh.influences[k]) == node)
-                w += double(mesh.influences[k].weight);
+        for (const rig::Influence* k = in; k != e.end; ++k)
+            if (e.nodeOf(*k) == node)
+                w += double(k->weight);
         finite = finite && std::isfinite(w);
         sum += std::isfinite(w) ? w : 0.0;
         count += w > 0.0 ? 1 : 0;

@@ -10,7 +10,9 @@
 #include <vector>
 
 namespace rig {
+struct Influence;
 struct Rig;
+struct Skin;
 }
 
 namespace panels {
@@ -48,6 +50,15 @@ private:
         size_t mesh = 0, local = 0;
     };
     Located locate(uint32_t global) const;
+    /// A row's raw entries [begin, end) and the node each names (-1 for a zero weight or a joint out of range); empty
+    /// for an unskinned mesh or broken offsets.
+    struct Entries {
+        const rig::Influence* begin = nullptr;
+        const rig::Influence* end = nullptr;
+        const rig::Skin* skin = nullptr;
+        int nodeOf(const rig::Influence& in) const;
+    };
+    Entries entriesOf(int row) const;
     /// The raw weight of `node` on the row's vertex: summed over its entries naming that node; false when none does.
     bool weightOf(int row, int node, double& w) const;
     /// The sum and the count of the row's positive cells, as the Σw and Influences columns show them.

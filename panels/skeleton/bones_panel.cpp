@@ -1,13 +1,10 @@
 #include "bones_panel.h"
 
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
-#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTreeView>
@@ -61,33 +58,8 @@ BonesPanel::BonesPanel(app::Document* doc, QWidget* parent) : QWidget(parent), m
     split->setStretchFactor(0, 1);
     layout->addWidget(split, 1);
 
-    auto* poseButtons = new QHBoxLayout;
-    auto* rest = new QPushButton(tr("Rest Pose"), this);
-    rest->setObjectName(QStringLiteral("restPose"));
-    rest->setToolTip(tr("Every edit and morph weight cleared: the file's node transforms"));
-    auto* bind = new QPushButton(tr("Bind Pose"), this);
-    bind->setObjectName(QStringLiteral("bindPose"));
-    bind->setToolTip(tr("Every joint at its bind pose: the mesh exactly as authored"));
-    auto* save = new QPushButton(tr("Save Pose…"), this);
-    save->setObjectName(QStringLiteral("savePose"));
-    poseButtons->addWidget(rest);
-    poseButtons->addWidget(bind);
-    poseButtons->addStretch(1);
-    poseButtons->addWidget(save);
-    layout->addLayout(poseButtons);
-    connect(rest, &QPushButton::clicked, this, [this] { m_doc->editPose(rig::Pose{}, tr("Rest Pose"), 0, true); });
-    connect(bind, &QPushButton::clicked, this, [this] {
-        rig::Pose p;
-        p.base = rig::PoseBase::Bind;
-        m_doc->editPose(p, tr("Go to Bind Pose"), 0, true);
-    });
-    connect(save, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save Pose"), QStringLiteral("pose.json"),
-                                                          tr("Pose files (*.json)"));
-        QString error;
-        if (!path.isEmpty() && !savePose(path, &error))
-            QMessageBox::warning(this, tr("Save Pose"), error);
-    });
+    // Rest Pose and Bind Pose are beside the clip chooser (the Timeline), Save Pose… in the File menu: the tree
+    // keeps the height.
 
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString& t) {
         m_proxy->setFilterFixedString(t);
@@ -101,13 +73,24 @@ BonesPanel::BonesPanel(app::Document* doc, QWidget* parent) : QWidget(parent), m
     });
     connect(doc, &app::Document::rigChanged, this, [this] {
         m_model->setRig(m_doc->loadedShared());
-        m_tree->expandToDepth(2);
+        expandDefault();
         updateCount();
     });
     connect(doc, &app::Document::jointSelectionChanged, this, [this] { selectInTree(m_doc->selectedJoint()); });
     m_model->setRig(doc->loadedShared());
-    m_tree->expandToDepth(2);
+    expandDefault();
     updateCount();
+}
+
+void BonesPanel::expandDefault()
+{
+    // The whole hierarchy open, so that the joints show at once (Fox's sit five levels under its root); a skeleton of
+    // hundreds of nodes opens four levels deep.
+    const app::LoadedRig* l = m_doc->loaded();
+    if (l && l->rig.skeleton.nodes.size() <= 256)
+        m_tree->expandAll();
+    else
+        m_tree->expandToDepth(3);
 }
 
 void BonesPanel::selectInTree(int node)

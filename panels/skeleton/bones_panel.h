@@ -34,6 +34,8 @@ public:
 private:
     void selectInTree(int node);
     void updateCount();
+    /// Opens the tree as a rig first shows it: every level for up to 256 nodes, else four.
+    void expandDefault();
 
     app::Document* m_doc;
     QLineEdit* m_filter = nullptr;

@@ -49,6 +49,16 @@ viewer::ScreenProjector frontView()
     return v;
 }
 
+/// A box over the whole of frontView(), visible vertices only.
+viewer::BoxSelectQuery wholeFrontView()
+{
+    viewer::BoxSelectQuery q;
+    q.view = frontView();
+    q.corner0 = {0.0f, 0.0f};
+    q.corner1 = {400.0f, 400.0f};
+    return q;
+}
+
 glm::vec2 expectedPixel(const glm::vec3& p) { return {200.0f + 200.0f * p.x / (5.0f - p.z), 200.0f - 200.0f * p.y / (5.0f - p.z)}; }
 
 } // namespace
@@ -103,10 +113,7 @@ void TestViewAids::boxVisibleOnlyLeavesOutTheSheetBehind()
     r.meshes.push_back(sheet(9, 0.0f));
     r.meshes.push_back(sheet(7, -1.0f));
     const rig::Evaluation e = restEvaluation(r);
-    viewer::BoxSelectQuery q;
-    q.view = frontView();
-    q.corner0 = {0.0f, 0.0f};
-    q.corner1 = {400.0f, 400.0f};
+    viewer::BoxSelectQuery q = wholeFrontView();
     q.throughMesh = true;
     QCOMPARE(viewer::selectInBox(r, e, rig::Method::Linear, q).size(), size_t(81 + 49));
     q.throughMesh = false;
@@ -127,10 +134,7 @@ void TestViewAids::boxVisibleOnlySelectsWhatAFrontSheetDoesNotCover()
     r.meshes.push_back(sheet(9, 0.0f));
     r.meshes.push_back(front);
     const rig::Evaluation e = restEvaluation(r);
-    viewer::BoxSelectQuery q;
-    q.view = frontView();
-    q.corner0 = {0.0f, 0.0f};
-    q.corner1 = {400.0f, 400.0f};
+    viewer::BoxSelectQuery q = wholeFrontView();
     const std::vector<uint32_t> got = viewer::selectInBox(r, e, rig::Method::Linear, q);
     QCOMPARE(got.size(), size_t(81 - 9 + 9));
     auto has = [&](uint32_t v) { return std::binary_search(got.begin(), got.end(), v); };
@@ -155,10 +159,7 @@ void TestViewAids::boxSkipsVerticesBehindTheCameraAndNonFinite()
     m.indices = {0, 1, 2, 0, 1, 3}; // triangles through the eye and through a NaN hide nothing
     r.meshes.push_back(m);
     const rig::Evaluation e = restEvaluation(r);
-    viewer::BoxSelectQuery q;
-    q.view = frontView();
-    q.corner0 = {0.0f, 0.0f};
-    q.corner1 = {400.0f, 400.0f};
+    viewer::BoxSelectQuery q = wholeFrontView();
     for (bool through : {true, false}) {
         q.throughMesh = through;
         QCOMPARE(viewer::selectInBox(r, e, rig::Method::Linear, q), (std::vector<uint32_t>{0, 3}));

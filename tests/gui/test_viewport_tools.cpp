@@ -191,9 +191,7 @@ void TestViewportTools::clickingABoneSelectsTheJointThatTurnsIt()
 
 void TestViewportTools::jointWeightViewColoursBySelectedJoint_data()
 {
-    QTest::addColumn<QString>("api");
-    QTest::newRow("vulkan") << QStringLiteral("vulkan");
-    QTest::newRow("opengl") << QStringLiteral("opengl");
+    guitest::addBackendRows();
 }
 
 void TestViewportTools::jointWeightViewColoursBySelectedJoint()
@@ -232,9 +230,7 @@ void TestViewportTools::jointWeightViewColoursBySelectedJoint()
 
 void TestViewportTools::candyWrapperViewIsRedWhereTheTwistedBandShrinks_data()
 {
-    QTest::addColumn<QString>("api");
-    QTest::newRow("vulkan") << QStringLiteral("vulkan");
-    QTest::newRow("opengl") << QStringLiteral("opengl");
+    guitest::addBackendRows();
 }
 
 void TestViewportTools::candyWrapperViewIsRedWhereTheTwistedBandShrinks()
@@ -288,9 +284,7 @@ void TestViewportTools::influenceCountViewTellsOneFromTwo()
 
 void TestViewportTools::gridWireframeAndAxesGizmoAreDrawn_data()
 {
-    QTest::addColumn<QString>("api");
-    QTest::newRow("vulkan") << QStringLiteral("vulkan");
-    QTest::newRow("opengl") << QStringLiteral("opengl");
+    guitest::addBackendRows();
 }
 
 void TestViewportTools::gridWireframeAndAxesGizmoAreDrawn()
@@ -357,9 +351,7 @@ void TestViewportTools::gridWireframeAndAxesGizmoAreDrawn()
 
 void TestViewportTools::hardBoundariesAreDrawnRedWhereTheWeightsStep_data()
 {
-    QTest::addColumn<QString>("api");
-    QTest::newRow("vulkan") << QStringLiteral("vulkan");
-    QTest::newRow("opengl") << QStringLiteral("opengl");
+    guitest::addBackendRows();
 }
 
 void TestViewportTools::hardBoundariesAreDrawnRedWhereTheWeightsStep()
