@@ -46,6 +46,8 @@ BonesPanel::BonesPanel(app::Document* doc, QWidget* parent) : QWidget(parent), m
     m_tree->setModel(m_proxy);
     m_tree->setUniformRowHeights(true);
     m_tree->setFrameShape(QFrame::NoFrame); // flush with the dock, as an outliner: two rows more at 1440 x 900
+    // A narrow step per level: a whole hierarchy opened (ten levels deep in Fox's arms) still leaves the names room.
+    m_tree->setIndentation(8);
     m_tree->setSelectionMode(QAbstractItemView::SingleSelection);
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(SkeletonModel::NameColumn, QHeaderView::Stretch);

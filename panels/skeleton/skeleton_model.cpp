@@ -154,9 +154,13 @@ QVariant SkeletonModel::data(const QModelIndex& index, int role) const
 
 QVariant SkeletonModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal)
         return {};
-    return section == NameColumn ? tr("Joint") : tr("Vertices");
+    if (role == Qt::ToolTipRole && section == VerticesColumn)
+        return tr("The vertices the joint weighs (a raw weight above zero)");
+    if (role != Qt::DisplayRole)
+        return {};
+    return section == NameColumn ? tr("Joint") : tr("Verts"); // short: the names keep the column's width
 }
 
 } // namespace panels
