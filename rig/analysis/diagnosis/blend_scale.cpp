@@ -105,6 +105,23 @@ void BlendScaleJob::run(size_t first, size_t last) const
 }
 
 
+void twoLargestWeights(const InfluenceStream& stream, size_t v, size_t& first, size_t& second)
+{
+    const size_t k = size_t(stream.perVertex);
+    first = second = k;
+    for (size_t i = 0; i < k; ++i) {
+        const float w = stream.weights[v * k + i];
+        if (!(w > 0.0f))
+            continue;
+        if (first == k || w > stream.weights[v * k + first]) {
+            second = first;
+            first = i;
+        } else if (second == k || w > stream.weights[v * k + second]) {
+            second = i;
+        }
+    }
+}
+
 CandyWrapper measureCandyWrapper(const Rig& rig, const RigRuntime& runtime, const Evaluation& eval, unsigned threads)
 {
     assert(runtime.meshes.size() == rig.meshes.size() && eval.meshes.size() == rig.meshes.size());
@@ -154,17 +171,7 @@ CandyWrapper measureCandyWrapper(const Rig& rig, const RigRuntime& runtime, cons
             out.below07 += s < 0.7f ? 1 : 0;
             // The two largest weights (ties: the earlier slot).
             size_t first = k, second = k;
-            for (size_t i = 0; i < k; ++i) {
-                const float w = stream.weights[v * k + i];
-                if (!(w > 0.0f))
-                    continue;
-                if (first == k || w > stream.weights[v * k + first]) {
-                    second = first;
-                    first = i;
-                } else if (second == k || w > stream.weights[v * k + second]) {
-                    second = i;
-                }
-            }
+            twoLargestWeights(stream, v, first, second);
             int a = -1, b = -1;
             if (second != k) {
                 a = nodeOf(stream.joints[v * k + first]);

@@ -24,6 +24,7 @@ namespace rig {
 struct Rig;
 struct RigRuntime;
 struct Evaluation;
+struct InfluenceStream;
 
 inline constexpr float kUndefinedScale = -1.0f;
 
@@ -52,6 +53,10 @@ struct BlendScaleJob {
     bool validate() const;
     void run(size_t first, size_t last) const;
 };
+
+/// The slots of vertex v's two largest weights in `stream` (both above 0; ties: the earlier slot); a slot with none is
+/// left at stream.perVertex. The band a vertex belongs to, for every diagnosis that names one.
+void twoLargestWeights(const InfluenceStream& stream, size_t v, size_t& first, size_t& second);
 
 /// The joints a band blends: the two largest weights of each vertex.
 struct BlendBand {

@@ -108,17 +108,7 @@ Result<ClipScan> scanClip(const Rig& rig, const RigRuntime& runtime, const Resol
         const Mesh& mesh = rig.meshes[size_t(out.minScaleMesh)];
         const size_t k = size_t(stream.perVertex), v = out.minScaleVertex;
         size_t first = k, second = k;
-        for (size_t i = 0; i < k; ++i) {
-            const float w = stream.weights[v * k + i];
-            if (!(w > 0.0f))
-                continue;
-            if (first == k || w > stream.weights[v * k + first]) {
-                second = first;
-                first = i;
-            } else if (second == k || w > stream.weights[v * k + second]) {
-                second = i;
-            }
-        }
+        twoLargestWeights(stream, v, first, second);
         if (mesh.isSkinned() && second != k) {
             const Skin& skin = rig.skins[size_t(mesh.skin)];
             auto nodeOf = [&](size_t slot) {

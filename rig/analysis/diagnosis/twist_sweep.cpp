@@ -30,18 +30,8 @@ Result<TwistSweep> sweepTwist(const Rig& rig, const RigRuntime& runtime, const R
         const InfluenceStream& stream = runtime.meshes[m].stream;
         const size_t k = size_t(stream.perVertex);
         for (size_t v = 0; v < mesh.vertexCount(); ++v) {
-            size_t first = k, second = k; // the two largest weights (ties: the earlier slot), as measureCandyWrapper
-            for (size_t i = 0; i < k; ++i) {
-                const float w = stream.weights[v * k + i];
-                if (!(w > 0.0f))
-                    continue;
-                if (first == k || w > stream.weights[v * k + first]) {
-                    second = first;
-                    first = i;
-                } else if (second == k || w > stream.weights[v * k + second]) {
-                    second = i;
-                }
-            }
+            size_t first = k, second = k;
+            twoLargestWeights(stream, v, first, second);
             if (second == k)
                 continue;
             auto nodeOf = [&](size_t slot) {
