@@ -69,11 +69,14 @@ void packForGpu(LoadedRig& loaded)
     }
 }
 
-std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& r, int influences, const QString& path, const QString& name)
+std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& r, int influences, const QString& path, const QString& name,
+                                           const std::atomic<bool>* cancel)
 {
     auto loaded = std::make_shared<LoadedRig>();
     loaded->rig = std::move(r);
-    loaded->runtime = rig::buildRuntime(loaded->rig, influences);
+    rig::RuntimeBuildControl control;
+    control.cancel = cancel; // a cancelled load's result is dropped: its centres of rotation need not finish
+    loaded->runtime = rig::buildRuntime(loaded->rig, influences, control);
     loaded->audit = rig::auditRig(loaded->rig, loaded->runtime.bind);
     loaded->weights = rig::checkWeights(loaded->rig);
     loaded->bands = rig::diagnoseWeightBands(loaded->rig);
@@ -96,7 +99,7 @@ rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int inf
     auto r = rig::importFile(path.toStdString(), options);
     if (!r)
         return rig::fail(r.error());
-    return finishLoadedRig(std::move(r.value()), influences, path, QFileInfo(path).fileName());
+    return finishLoadedRig(std::move(r.value()), influences, path, QFileInfo(path).fileName(), cancel);
 }
 
 rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, int influences)

@@ -213,7 +213,9 @@ rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int inf
                                                     rig::RefusedReference* refused = nullptr);
 rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, int influences);
 /// The runtime data and audit of a rig (buildRuntime, auditRig with the bind reference).
-std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& rig, int influences, const QString& path, const QString& name);
+/// `cancel`, when it turns true, cuts the runtime build short (the caller drops the result).
+std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& rig, int influences, const QString& path, const QString& name,
+                                           const std::atomic<bool>* cancel = nullptr);
 /// Packs the rig for the GPU path into loaded.gpu (or says why not in gpuError); part of finishLoadedRig.
 void packForGpu(LoadedRig& loaded);
 

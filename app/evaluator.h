@@ -19,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -44,8 +45,17 @@ struct EvaluationResult {
     rig::ResolvedPose pose;
     rig::DeformSettings settings;
     rig::Evaluation eval;  ///< every method
-    Box linearBounds;      ///< of the linear-blend positions (every method but dual-quaternion draws them)
+    Box linearBounds;      ///< of the linear-blend positions (every method but rig::ownPositions() draws them)
     Box dualQuaternionBounds;
+    Box centerOfRotationBounds;
+    /// The box of the positions method m draws.
+    const Box& boundsOf(rig::Method m) const
+    {
+        return m == rig::Method::DualQuaternion     ? dualQuaternionBounds
+               : m == rig::Method::CenterOfRotation ? centerOfRotationBounds
+                                                    : linearBounds;
+    }
+    Box& boundsOf(rig::Method m) { return const_cast<Box&>(std::as_const(*this).boundsOf(m)); }
     rig::CandyWrapper candyWrapper; ///< linear blending's scale loss in this pose (the Diagnosis dock's bands)
     unsigned generation = 0; ///< the request's
     double milliseconds = 0.0;

@@ -842,7 +842,7 @@ void MainWindow::onEvaluationChanged()
     // Frame-all uses the bounds of the positions the method draws, from the evaluation (computed on its thread).
     const auto result = m_doc->evaluationResult();
     if (result) {
-        const Box& b = m_doc->display().method == rig::Method::DualQuaternion ? result->dualQuaternionBounds : result->linearBounds;
+        const Box& b = result->boundsOf(m_doc->display().method);
         if (!b.empty()) {
             m_frameMin = b.min;
             m_frameMax = b.max;

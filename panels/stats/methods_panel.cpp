@@ -59,7 +59,7 @@ MethodsPanel::MethodsPanel(app::Document* doc, QWidget* parent) : QWidget(parent
     m_view->verticalHeader()->hide();
     // Compact rows: every method's row shows at the dock's default height (heightForAllRows).
     m_view->verticalHeader()->setMinimumSectionSize(1);
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 3);
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 1);
     m_view->horizontalHeader()->setStretchLastSection(true);
     for (int c = 0; c < m_model->columnCount(); ++c)
         m_view->setColumnWidth(c, columnWidthFor(c));

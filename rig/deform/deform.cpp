@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "rig/analysis/carried.h"
+#include "rig/deform/centers_of_rotation.h"
 #include "rig/deform/morph.h"
 #include "rig/model/math.h"
 #include "rig/platform/parallel.h"
@@ -109,7 +110,7 @@ bool Evaluation::has(Method m) const
     return std::find(methods.begin(), methods.end(), m) != methods.end();
 }
 
-RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex)
+RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex, const RuntimeBuildControl& control)
 {
     RigRuntime rt;
     rt.influencesPerVertex = influencesPerVertex;
@@ -129,6 +130,25 @@ RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex)
     for (size_t m = 0; m < rig.meshes.size(); ++m)
         rt.meshes[m].carryEdges = buildCarryEdges(rig.meshes[m].positions, rig.meshes[m].indices, rt.bind[m].normals);
     rt.baseline = computeBaseline(rig, rt.bind);
+    for (size_t m = 0; m < rig.meshes.size(); ++m) {
+        const Mesh& mesh = rig.meshes[m];
+        MeshRuntime& mr = rt.meshes[m];
+        mr.centers.resize(mesh.vertexCount());
+        mr.centerDefined.resize(mesh.vertexCount());
+        CenterOfRotationJob job;
+        job.positions = mesh.positions;
+        job.indices = mesh.indices;
+        job.influencesPerVertex = influencesPerVertex;
+        job.joints = mr.stream.joints;
+        job.weights = mr.stream.weights;
+        job.outCenters = mr.centers;
+        job.outDefined = mr.centerDefined;
+        job.cancel = control.cancel;
+        job.verticesDone = control.centersDone;
+        assert(job.validate());
+        if (!job.run())
+            break; // cancelled
+    }
     adviseHugePages(rig, rt);
     return rt;
 }
@@ -199,7 +219,13 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         limit.emplace(settings.threads);
     out.mirroredJoints.clear();
     out.singularJoints.clear();
-    const bool wantDq = out.has(Method::DualQuaternion);
+    // The methods with positions of their own (their surfaces and references are built beside the linear one).
+    std::array<Method, 2> ownStorage{};
+    size_t ownCount = 0;
+    for (Method m : {Method::DualQuaternion, Method::CenterOfRotation})
+        if (out.has(m))
+            ownStorage[ownCount++] = m;
+    const std::span<const Method> ownSurfaces(ownStorage.data(), ownCount);
 
     // Each mesh's skinning job for one method: its palette (and frames), its morphed bind-space attributes; the
     // outputs sized here, before any parallel loop writes them. Without `surface`: the frames only (the positions
@@ -221,6 +247,7 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         job.joints = rt.stream.joints;
         job.weights = rt.stream.weights;
         job.gradients = rt.gradients.view();
+        job.centers = rt.centers;
         job.positions = me.morphedPositions;
         job.normals = me.morphedNormals;
         job.tangents = me.morphedTangents;
@@ -243,9 +270,9 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         parallelFor(job.positions.size(), kGrain, settings.threads, [&](size_t b, size_t e) { runPart(job, b, e); });
     };
     // The methods whose positions equal the linear ones: step 4 skins their frames only.
-    auto framesOnly = [](Method m) { return m != Method::Linear && m != Method::DualQuaternion && m != Method::Rebuilt; };
+    auto framesOnly = [](Method m) { return m != Method::Linear && !ownPositions(m) && m != Method::Rebuilt; };
 
-    // 1. Per mesh: palette, morph, and the positions every reference needs (linear; dual quaternion when asked).
+    // 1. Per mesh: palette, morph, and the positions every reference needs (linear; the ownPositions() methods asked).
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         const Mesh& mesh = rig.meshes[m];
         [[maybe_unused]] const MeshRuntime& rt = runtime.meshes[m];
@@ -284,23 +311,26 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
         assert(morph.validate());
         parallelFor(n, kGrain, settings.threads, [&morph](size_t b, size_t e) { morph.run(b, e); });
 
-        // Linear-blend positions (and linear frames) always: they carry the reference of every method but DQ.
+        // Linear-blend positions (and linear frames) always: they carry the reference of every method but DQ and CoR.
         skinJob(m, Method::Linear, &me.linear, me.methods[size_t(Method::Linear)]);
-        if (wantDq)
-            skinJob(m, Method::DualQuaternion, &me.dualQuaternion, me.methods[size_t(Method::DualQuaternion)]);
+        for (Method own : ownSurfaces)
+            skinJob(m, own, &me.surfaceOf(own), me.methods[size_t(own)]);
     }
 
     // 2. The references, over all meshes at once (smoothing groups cross mesh boundaries).
     rebuildReference(rig, runtime, out.referenceScratch, [&](size_t m) -> Surface& { return out.meshes[m].linear; });
-    if (wantDq)
+    for (Method own : ownSurfaces)
         rebuildReference(rig, runtime, out.referenceScratch,
-                         [&](size_t m) -> Surface& { return out.meshes[m].dualQuaternion; });
+                         [&](size_t m) -> Surface& { return out.meshes[m].surfaceOf(own); });
 
     // 3. The references carried from the bind pose, once per surface (the rotations do not depend on the method).
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         const Mesh& mesh = rig.meshes[m];
         MeshEvaluation& me = out.meshes[m];
-        for (Surface* surface : {&me.linear, wantDq ? &me.dualQuaternion : nullptr}) {
+        std::array<Surface*, 3> surfaces = {&me.linear, nullptr, nullptr};
+        for (size_t i = 0; i < ownSurfaces.size(); ++i)
+            surfaces[i + 1] = &me.surfaceOf(ownSurfaces[i]);
+        for (Surface* surface : surfaces) {
             if (!surface)
                 continue;
             const size_t n = mesh.vertexCount();

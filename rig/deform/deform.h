@@ -4,7 +4,9 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -30,6 +32,10 @@ struct MeshRuntime {
     AlignedVector<glm::vec4> uvDifferences;
     /// Each vertex's carrier edge at the bind pose (carried.h), for the skinning error where the UV tangent is undefined.
     CarryEdges carryEdges;
+    /// Each vertex's centre of rotation for Method::CenterOfRotation (centers_of_rotation.h), from the bind positions
+    /// and `stream`; centerDefined[v] is 0 where the vertex has no centre (its own position is used).
+    std::vector<glm::vec3> centers;
+    std::vector<uint8_t> centerDefined;
 };
 
 struct RigRuntime {
@@ -40,9 +46,17 @@ struct RigRuntime {
     Baseline baseline;               ///< the authored directions against `bind` (baseline.h)
 };
 
+/// What a long buildRuntime reports and obeys (the centres of rotation are its one step that is more than linear in
+/// the vertex count): `centersDone` grows to the rig's vertex count as their precompute goes; once `cancel` turns
+/// true the build returns early with the centres incomplete (the caller that set it drops the result).
+struct RuntimeBuildControl {
+    const std::atomic<bool>* cancel = nullptr;
+    std::atomic<size_t>* centersDone = nullptr;
+};
+
 /// Builds the runtime data (K = 4 or 8 influences per vertex), and asks for huge pages under the large arrays that
 /// every evaluation streams through, the rig's own included (adviseHugePages below).
-RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex);
+RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex, const RuntimeBuildControl& control = {});
 
 /// Asks the kernel to back the large per-vertex arrays of `rig`'s meshes (bind attributes, indices) and of `rt`
 /// (influence streams, weight gradients, reference topology) with 2 MB pages (platform/huge_pages.h): a hint that
@@ -82,11 +96,16 @@ struct MeshEvaluation {
     std::vector<glm::vec4> morphedTangents;
     std::vector<JointFrame> palette;
     std::vector<glm::mat4> paletteMatrices; ///< scratch: the matrices palette is built from
-    Surface linear;         ///< linear-blend positions (every method but dual-quaternion)
-    Surface dualQuaternion; ///< filled when Method::DualQuaternion is evaluated
+    Surface linear;           ///< linear-blend positions (every method but those with ownPositions())
+    Surface dualQuaternion;   ///< filled when Method::DualQuaternion is evaluated
+    Surface centerOfRotation; ///< filled when Method::CenterOfRotation is evaluated
     std::array<MethodFrames, kMethodCount> methods;
 
-    const Surface& surfaceOf(Method m) const { return m == Method::DualQuaternion ? dualQuaternion : linear; }
+    const Surface& surfaceOf(Method m) const
+    {
+        return m == Method::DualQuaternion ? dualQuaternion : m == Method::CenterOfRotation ? centerOfRotation : linear;
+    }
+    Surface& surfaceOf(Method m) { return const_cast<Surface&>(std::as_const(*this).surfaceOf(m)); }
 
 };
 

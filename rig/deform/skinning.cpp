@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::array<std::string_view, kMethodCount> kIds = {
     "positions-only", "linear", "blend-inverse-transpose", "inverse-transpose",
-    "cofactor",       "dual-quaternion", "jacobian",       "rebuilt",
+    "cofactor",       "dual-quaternion", "jacobian",       "center-of-rotation", "rebuilt",
 };
 
 // Affine 3x4 blend Σ w M, accumulated over the compact palette (detail::PaletteMatrix): columns c0, c1, c2 and the
@@ -178,6 +178,9 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
         break;
     }
     case Method::DualQuaternion:
+    case Method::CenterOfRotation: {
+        const bool dq = job.method == Method::DualQuaternion;
+        const glm::vec3* centers = job.centers.data();
         loop<K>(job, first, last, [&](size_t v, const uint16_t* j, const float* w) {
             bool fallback = false;
             for (size_t i = 0; i < K; ++i)
@@ -204,7 +207,8 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
                 const JointFrame& fr = pal[j[i]];
                 const float sw = glm::dot(fr.dq.real, pivot) < 0.0f ? -w[i] : w[i];
                 real += sw * fr.dq.real;
-                dual += sw * fr.dq.dual;
+                if (dq)
+                    dual += sw * fr.dq.dual;
                 s += w[i] * fr.stretch;
             }
             const float len = glm::length(real);
@@ -218,17 +222,26 @@ __attribute__((flatten)) void runMethod(const SkinJob& job, const detail::Palett
                 return;
             }
             real = real * (1.0f / len);
-            dual = dual * (1.0f / len);
-            const glm::quat tq = dual * glm::conjugate(real);
-            const glm::vec3 translation = 2.0f * glm::vec3(tq.x, tq.y, tq.z);
-            if (outP)
-                outP[v] = rotate(real, s * inP[v]) + translation;
+            if (outP) {
+                if (dq) {
+                    dual = dual * (1.0f / len);
+                    const glm::quat tq = dual * glm::conjugate(real);
+                    const glm::vec3 translation = 2.0f * glm::vec3(tq.x, tq.y, tq.z);
+                    outP[v] = rotate(real, s * inP[v]) + translation;
+                } else {
+                    // About the centre c: the blended rotation (after the blended stretch) of p - c, plus the linear
+                    // blend of c itself: Q S (p - c) + A c, which is M p for a vertex bound to one joint.
+                    const glm::vec3 c = centers[v];
+                    outP[v] = rotate(real, s * (inP[v] - c)) + blend<K>(affine, j, w).point(c);
+                }
+            }
             outN[v] = safeNormalize(rotate(real, cofactor(s) * inN[v]));
             if (tangents)
                 writeTangent(v, rotate(real, s * glm::vec3(inT[v])));
             setFlag(v, SkinFlagNone);
         });
         break;
+    }
     case Method::Jacobian: {
         const uint32_t* off = job.gradients.offsets.data();
         const uint16_t* gj = job.gradients.joints.data();
@@ -395,7 +408,8 @@ bool avx512Runs(const SkinJob& job)
 // (nothing written) when the scalar path must do it.
 bool runMethodSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last)
 {
-    if (k == LinearKernel::Scalar || job.method == Method::Linear || job.method == Method::Rebuilt)
+    if (k == LinearKernel::Scalar || job.method == Method::Linear || job.method == Method::Rebuilt ||
+        job.method == Method::CenterOfRotation)
         return false;
     detail::PaletteMatrix* pal = detail::compactPaletteBuffer(job.palette.size());
     detail::MethodTables tables;
@@ -427,7 +441,7 @@ LinearKernel methodKernel(Method m)
 {
     if (m == Method::Linear)
         return linearKernel();
-    if (m == Method::Rebuilt)
+    if (m == Method::Rebuilt || m == Method::CenterOfRotation) // no SIMD kernel
         return LinearKernel::Scalar;
     // The AVX-512 method kernels hand flagged blocks and partial blocks to the AVX2 ones: both must be there.
     if (detail::hasMethodAvx512(m) && linearKernelAvailable(LinearKernel::Avx512) && linearKernelAvailable(LinearKernel::Avx2))
@@ -504,7 +518,7 @@ const std::vector<Method>& allMethods()
 {
     static const std::vector<Method> all = {Method::PositionsOnly, Method::Linear,         Method::BlendInverseTranspose,
                                             Method::InverseTranspose, Method::Cofactor,   Method::DualQuaternion,
-                                            Method::Jacobian,         Method::Rebuilt};
+                                            Method::Jacobian,         Method::CenterOfRotation, Method::Rebuilt};
     return all;
 }
 
@@ -520,7 +534,7 @@ bool SkinJob::validate() const
         return false;
     // Positions may be left out except for the methods whose positions are their own (linear, dual quaternion); the
     // normals and tangents only for positions-only (they are the rest ones).
-    const bool positionsOptional = method != Method::Linear && method != Method::DualQuaternion;
+    const bool positionsOptional = method != Method::Linear && !ownPositions(method);
     const bool framesOptional = method == Method::PositionsOnly;
     if (!(outPositions.size() == n || (positionsOptional && outPositions.empty())))
         return false;
@@ -533,6 +547,8 @@ bool SkinJob::validate() const
     if (n > 0 && outPositions.empty() && outNormals.empty())
         return false; // nothing to write (an empty mesh has nothing either way)
     if (!outFlags.empty() && outFlags.size() != n)
+        return false;
+    if (method == Method::CenterOfRotation && centers.size() != n)
         return false;
     if (method == Method::Jacobian) {
         if (gradients.offsets.size() != n + 1 || gradients.joints.size() != gradients.gradients.size())
@@ -578,7 +594,8 @@ LinearKernel linearKernel()
 
 bool avx2KernelsUseEvex(Method m)
 {
-    return cpuHasAvx512() && m != Method::Linear && m != Method::Rebuilt && m != Method::PositionsOnly;
+    return cpuHasAvx512() && m != Method::Linear && m != Method::Rebuilt && m != Method::PositionsOnly &&
+           m != Method::CenterOfRotation;
 }
 
 std::string methodKernelName(Method m, LinearKernel k)

@@ -24,18 +24,26 @@ enum class Method : uint8_t {
     Cofactor,              ///< "cofactor": cof(Σ w R)
     DualQuaternion,        ///< "dual-quaternion": two-phase DQS (scale/shear blended linearly)
     Jacobian,              ///< "jacobian": blended matrix + weight-gradient term, normal by its cofactor
+    CenterOfRotation,      ///< "center-of-rotation": blended rotation about a precomputed centre (Le & Hodgins 2016)
     Rebuilt,               ///< "rebuilt": the reference, from the final triangles
 };
-inline constexpr int kMethodCount = 8;
+inline constexpr int kMethodCount = 9;
 
 std::string_view methodId(Method m);
 std::optional<Method> methodFromId(std::string_view id);
 const std::vector<Method>& allMethods();
+/// The methods whose positions are their own, not the linear blend's: dual-quaternion and center-of-rotation. Every
+/// other method shares the linear positions (and so their rebuilt reference).
+constexpr bool ownPositions(Method m)
+{
+    return m == Method::DualQuaternion || m == Method::CenterOfRotation;
+}
 
 /// Per-vertex flags written by a skin job.
 enum SkinFlag : uint8_t {
     SkinFlagNone = 0,
-    SkinFlagDqFallback = 1,  ///< dual-quaternion: a mirrored or singular joint influences the vertex: linear blend used
+    SkinFlagDqFallback = 1,  ///< dual-quaternion, center-of-rotation: a mirrored or singular joint influences the
+                             ///< vertex (no rotation to blend): the linear blend is used
     SkinFlagSingular = 2,    ///< the normal transform was singular: the normal is undefined (zero)
 };
 
@@ -69,12 +77,15 @@ struct SkinJob {
     std::span<const uint16_t> joints;     ///< vertexCount * K, every value < palette.size()
     std::span<const float> weights;       ///< vertexCount * K
     WeightGradientsView gradients;        ///< required by Method::Jacobian only
+    /// Required by Method::CenterOfRotation only: each vertex's centre of rotation (centers_of_rotation.h), in the
+    /// bind space of `positions`.
+    std::span<const glm::vec3> centers;
 
     std::span<const glm::vec3> positions;
     std::span<const glm::vec3> normals;
     std::span<const glm::vec4> tangents;  ///< may be empty (no tangents)
 
-    std::span<glm::vec3> outPositions;    ///< may be empty (not written) for every method but linear and dual quaternion
+    std::span<glm::vec3> outPositions;    ///< may be empty (not written) for every method but linear and ownPositions()
     std::span<glm::vec3> outNormals;      ///< may be empty for positions-only (the rest normals are the inputs)
     std::span<glm::vec4> outTangents;     ///< empty when tangents is empty; may be empty for positions-only
     std::span<uint8_t> outFlags;          ///< optional: SkinFlag per vertex

@@ -193,7 +193,7 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
         writeStats(j, st.skinningTangent);
         j.key("handedness_mismatches");
         j.integer((long long)st.handednessMismatches);
-        if (m == Method::DualQuaternion) {
+        if (ownPositions(m)) {
             j.key("linear_fallback_vertices");
             j.integer((long long)st.dqFallbackVertices);
         }

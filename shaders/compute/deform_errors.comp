@@ -4,7 +4,7 @@
 // the rebuilt reference at the bind pose and now; t the UV tangent, else the carrier edge projected onto the normal's
 // plane), the minimal rotation between the rebuilt normals when neither frame is defined, the identity when both
 // frames are the same.
-// For Method::Rebuilt (7) the method's directions ARE the reference: they are copied into the output buffers first.
+// For Method::Rebuilt (8) the method's directions ARE the reference: they are copied into the output buffers first.
 #version 440
 
 layout(local_size_x = 128) in;
@@ -121,7 +121,7 @@ void main()
     const vec4 rt = referenceTangents[v];
     vec4 n = normals[v];
     vec4 t = tangents[v];
-    if (params.method == 7u) {
+    if (params.method == 8u) {
         n = rn;
         t = rt;
         normals[v] = n;

@@ -1,7 +1,8 @@
 // Skin pass: one method (params.method = rig::Method id) for every vertex. Mirrors rig::SkinJob (skinning.cpp) formula
 // for formula, including its edge cases: zero weights skipped, undefined directions are the zero vector (never NaN),
-// the dual-quaternion fallback to the linear blend for mirrored/singular joints, the singular flags.
-// Method::Rebuilt (7) skins positions (and the linear frames); the errors pass then copies the reference in.
+// the dual-quaternion (and center-of-rotation) fallback to the linear blend for mirrored/singular joints, the
+// singular flags. Method::Rebuilt (8) skins positions (and the linear frames); the errors pass then copies the
+// reference in.
 #version 440
 
 layout(local_size_x = 128) in;
@@ -38,7 +39,9 @@ layout(std430, binding = 1) readonly buffer LayoutBuffer { uint layoutData[]; };
 layout(std430, binding = 2) readonly buffer PaletteBuffer { Joint palette[]; };
 // Per vertex K/4 blocks of (uvec4 global palette indices, uvec4 weight bits).
 layout(std430, binding = 3) readonly buffer InfluenceBuffer { uvec4 influences[]; };
-// [0, N] CSR offsets per vertex, then from gradEntryBase 4 uints per entry: gradient xyz (float bits), palette index.
+// [0, N] CSR offsets per vertex, then from gradEntryBase 4 uints per entry: gradient xyz (float bits), palette index;
+// then (from gradEntryBase + 4 * gradData[N], the entry count) 4 uints per vertex: its centre of rotation xyz (float
+// bits) and 0.
 layout(std430, binding = 4) readonly buffer GradientBuffer { uint gradData[]; };
 layout(std430, binding = 5) readonly buffer MorphedBuffer { vec4 morphed[]; };
 layout(std430, binding = 6) writeonly buffer PositionBuffer { vec4 outPositions[]; };
@@ -182,7 +185,10 @@ void main()
             outN = safeNormalize(cn);
         }
         tDir = a3 * tIn.xyz;
-    } else if (method == 5u) { // dual-quaternion (two-phase: stretch blended linearly, rigid part by DQ)
+    } else if (method == 5u || method == 7u) {
+        // dual-quaternion (two-phase: stretch blended linearly, rigid part by DQ); center-of-rotation (the blended
+        // rotation about the vertex's centre c: Q S (p - c) + A c)
+        const bool dq = method == 5u;
         bool fallback = false;
         for (uint i = 0u; i < K; ++i)
             if (W[i] != 0.0 && (palette[J[i]].flags.x != 0u || palette[J[i]].flags.y != 0u))
@@ -203,7 +209,8 @@ void main()
                 const vec4 qr = palette[j].qr;
                 const float sw = dot(qr, pivot) < 0.0 ? -w : w;
                 real += sw * qr;
-                dual += sw * palette[j].qd;
+                if (dq)
+                    dual += sw * palette[j].qd;
                 s += w * mat3(palette[j].s0.xyz, palette[j].s1.xyz, palette[j].s2.xyz);
             }
             const float len = sqrt(dot(real, real));
@@ -214,10 +221,16 @@ void main()
                 flags = kFlagSingular;
             } else {
                 real = real * (1.0 / len);
-                dual = dual * (1.0 / len);
-                const vec4 tq = qmul(dual, vec4(-real.xyz, real.w));
-                const vec3 translation = 2.0 * tq.xyz;
-                outP = qrotate(real, s * p) + translation;
+                if (dq) {
+                    dual = dual * (1.0 / len);
+                    const vec4 tq = qmul(dual, vec4(-real.xyz, real.w));
+                    const vec3 translation = 2.0 * tq.xyz;
+                    outP = qrotate(real, s * p) + translation;
+                } else {
+                    const uint at = params.gradEntryBase + 4u * gradData[n] + 4u * v;
+                    const vec3 c = uintBitsToFloat(uvec3(gradData[at], gradData[at + 1u], gradData[at + 2u]));
+                    outP = qrotate(real, s * (p - c)) + (c0 * c.x + c1 * c.y + c2 * c.z + c3);
+                }
                 outN = safeNormalize(qrotate(real, cofactor(s) * nIn));
                 tDir = qrotate(real, s * tIn.xyz);
             }
@@ -236,7 +249,7 @@ void main()
         }
         outN = safeNormalize(cofactor(jac) * nIn);
         tDir = jac * tIn.xyz;
-    } else { // linear (1), and rebuilt (7) whose directions the errors pass replaces by the reference
+    } else { // linear (1), and rebuilt (8) whose directions the errors pass replaces by the reference
         outN = safeNormalize(a3 * nIn);
         tDir = a3 * tIn.xyz;
     }

@@ -389,9 +389,9 @@ private slots:
 void TestSkinning::methodIdsRoundTrip()
 {
     const char* ids[] = {"positions-only", "linear", "blend-inverse-transpose", "inverse-transpose",
-                         "cofactor", "dual-quaternion", "jacobian", "rebuilt"};
-    QCOMPARE(int(allMethods().size()), 8);
-    for (size_t i = 0; i < 8; ++i) {
+                         "cofactor", "dual-quaternion", "jacobian", "center-of-rotation", "rebuilt"};
+    QCOMPARE(int(allMethods().size()), 9);
+    for (size_t i = 0; i < 9; ++i) {
         QCOMPARE(QString::fromLatin1(methodId(allMethods()[i]).data(), int(methodId(allMethods()[i]).size())),
                  QString::fromLatin1(ids[i]));
         QVERIFY(methodFromId(ids[i]) == allMethods()[i]);

@@ -6,6 +6,7 @@
 // computes (skinned positions and normals).
 #include "testutil.h"
 #include "gltf_files.h"
+#include "oracle_centers.h"
 
 #include <QGuiApplication>
 #include <QTemporaryDir>
@@ -18,6 +19,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/quaternion.hpp>
 
+#include "rig/deform/centers_of_rotation.h"
 #include "rig/deform/deform.h"
 #include "rig/io/import.h"
 #include "rig/model/pose.h"
@@ -219,11 +221,14 @@ Influences topK(Influences raw, size_t jointCount, int k)
 struct Skinned {
     dvec3 linear;
     dvec3 linearNormal;
-    std::optional<dvec3> dualQuaternion; ///< when no influence is mirrored
+    std::optional<dvec3> dualQuaternion;   ///< when no influence is mirrored
+    std::optional<dvec3> centerOfRotation; ///< when no influence is mirrored
 };
 
-/// Linear blend and two-phase dual-quaternion skinning of one vertex, in double.
-Skinned skinVertex(const dvec3& p, const dvec3& n, const Influences& in, const std::vector<dmat4>& palette)
+/// Linear blend, two-phase dual-quaternion and centre-of-rotation skinning of one vertex, in double. `center`: the
+/// vertex's centre of rotation (none: its own position).
+Skinned skinVertex(const dvec3& p, const dvec3& n, const Influences& in, const std::vector<dmat4>& palette,
+                   const std::optional<dvec3>& center)
 {
     Skinned out;
     dmat4 a(0.0);
@@ -256,6 +261,9 @@ Skinned skinVertex(const dvec3& p, const dvec3& n, const Influences& in, const s
     dual /= len;
     const dquat t = 2.0 * (dual * glm::conjugate(real));
     out.dualQuaternion = glm::mat3_cast(real) * (stretch * p) + dvec3(t.x, t.y, t.z);
+    // Le & Hodgins: the blended rotation about the centre c, plus the linear blend of c itself.
+    const dvec3 c = center.value_or(p);
+    out.centerOfRotation = glm::mat3_cast(real) * (stretch * (p - c)) + dvec3(a * glm::dvec4(c, 1.0));
     return out;
 }
 
@@ -419,7 +427,8 @@ private slots:
         std::string err;
         QVERIFY2(deformer.setRig(c.rig, runtime, &err), err.c_str());
         rig::Evaluation gpu;
-        const std::vector<rig::Method> methods{rig::Method::Linear, rig::Method::DualQuaternion};
+        const std::vector<rig::Method> methods{rig::Method::Linear, rig::Method::DualQuaternion,
+                                               rig::Method::CenterOfRotation};
         QVERIFY2(viewer::evaluateOnGpu(deformer, resolved.value(), methods, rig::DeformSettings{}, gpu, nullptr, &err),
                  err.c_str());
 
@@ -481,11 +490,17 @@ private slots:
                     e = std::max({e, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
                 return e;
             }();
+            // The centres of rotation, every vertex against every triangle (tests/oracle_centers.h).
+            std::vector<testoracle::WeightMap> weights(mesh.vertexCount());
+            for (size_t v = 0; v < mesh.vertexCount(); ++v)
+                for (const auto& [j, w] : topK(raw[v], pal.size(), c.influences))
+                    weights[v][j] += w;
+            const testoracle::CenterOracle centers(c.positions[m], mesh.indices, weights, rig::kCenterOfRotationSigma);
             size_t upperBlock = 0;
             for (size_t v = 0; v < mesh.vertexCount(); ++v) {
                 const Influences in = topK(raw[v], pal.size(), c.influences);
                 upperBlock += in.size() > 4 ? 1 : 0;
-                const Skinned o = skinVertex(c.positions[m][v], c.normals[m][v], in, pal);
+                const Skinned o = skinVertex(c.positions[m][v], c.normals[m][v], in, pal, centers.center(weights[v]));
                 const dvec3 gl(gpu.meshes[m].linear.positions[v]);
                 QVERIFY2(glm::length(gl - o.linear) < 1e-5 * extent * 4,
                          qPrintable(QStringLiteral("v%1 linear position off by %2").arg(v).arg(glm::length(gl - o.linear))));
@@ -495,6 +510,9 @@ private slots:
                     const dvec3 gd(gpu.meshes[m].dualQuaternion.positions[v]);
                     QVERIFY2(glm::length(gd - *o.dualQuaternion) < 1e-5 * extent * 4,
                              qPrintable(QStringLiteral("v%1 dual-quaternion position off by %2").arg(v).arg(glm::length(gd - *o.dualQuaternion))));
+                    const dvec3 gc(gpu.meshes[m].centerOfRotation.positions[v]);
+                    QVERIFY2(glm::length(gc - *o.centerOfRotation) < 1e-5 * extent * 8,
+                             qPrintable(QStringLiteral("v%1 center-of-rotation position off by %2").arg(v).arg(glm::length(gc - *o.centerOfRotation))));
                 }
             }
             if (c.influences == 8)

@@ -660,8 +660,7 @@ private slots:
             }
 
             // Bounds of this method's surface: exactly the GPU positions' min/max, and the CPU's within tolerance.
-            const std::vector<viewer::MeshBounds>& gb =
-                m == Method::DualQuaternion ? e->extras.dualQuaternionBounds : e->extras.linearBounds;
+            const std::vector<viewer::MeshBounds>& gb = e->extras.boundsOf(m);
             QCOMPARE(gb.size(), r.meshes.size());
             if (n == 0) {
                 if (!gb[mi].empty)

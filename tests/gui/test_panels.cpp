@@ -43,7 +43,7 @@ void TestPanels::methodsTableMatchesTheCpuEvaluation()
     pose.joints["root"].scale = glm::vec3(2, 1, 1);
     QVERIFY(doc.setPose(pose));
     // The evaluation runs off the GUI thread; wait for the result of the current pose.
-    QTRY_VERIFY_WITH_TIMEOUT(panel.model()->rowCount() == 8 &&
+    QTRY_VERIFY_WITH_TIMEOUT(panel.model()->rowCount() == rig::kMethodCount &&
                                  panel.model()->data(panel.model()->index(1, panels::MethodStatsModel::ColNormalMax), Qt::UserRole).toDouble() > 30.0,
                              20000);
     const panels::MethodStatsModel* m = panel.model();
@@ -77,7 +77,7 @@ void TestPanels::methodsModelPassesTheTester()
     rig::Evaluation eval;
     rig::evaluate(rg, rt, rig::resolvePose(rg, pose).value(), rig::allMethods(), {}, eval);
     model.setEvaluation(eval);
-    QCOMPARE(model.rowCount(), 8);
+    QCOMPARE(model.rowCount(), rig::kMethodCount);
     QCOMPARE(model.columnCount(), int(panels::MethodStatsModel::ColumnCount));
     model.clear();
     QCOMPARE(model.rowCount(), 0);

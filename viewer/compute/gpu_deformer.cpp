@@ -241,7 +241,7 @@ rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& r
     uvs.assign(2 * std::max<size_t>(N, 1), 0.0f);
     targetInfo.assign(4 * std::max<size_t>(targets, 1), kNone);
     influences.assign(2 * blocks * 4 * N, 0u);
-    gradients.assign(N + 1 + 4 * gradientEntries, 0u);
+    gradients.assign(N + 1 + 4 * gradientEntries + 4 * N, 0u); // offsets, entries, centres of rotation
     tris.assign(4 * T, 0u);
     indices.assign(3 * T, 0u);
 
@@ -324,6 +324,8 @@ rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& r
         }
         gradientEntry += mr.gradients.joints.size();
 
+        // Centres of rotation: after every mesh's gradient entries (placed below, once their count is known).
+
         // Triangles (global corner indices, mesh) and the draw index list.
         for (size_t t = 0; t < r.triangleCount; ++t) {
             const size_t gt = r.triangleBegin + t;
@@ -335,6 +337,18 @@ rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& r
         }
     }
     gradients[N] = uint32_t(gradientEntry);
+    // The centres of rotation, 4 uints a global vertex after the gradient entries (deform_skin.comp).
+    for (size_t m = 0; m < meshCount; ++m) {
+        const rig::MeshRuntime& mr = runtime.meshes[m];
+        const GpuMeshRange& r = pack.meshes[m];
+        for (size_t v = 0; v < r.vertexCount; ++v) {
+            const glm::vec3 c = v < mr.centers.size() ? mr.centers[v] : rig.meshes[m].positions[v];
+            uint32_t* g = &gradients[N + 1 + 4 * gradientEntry + 4 * (r.vertexBegin + v)];
+            g[0] = floatBits(c.x);
+            g[1] = floatBits(c.y);
+            g[2] = floatBits(c.z);
+        }
+    }
     if (deltas.empty())
         deltas.assign(4, 0.0f);
 
@@ -733,7 +747,8 @@ void GpuDeformer::setMethod(rig::Method method)
 {
     if (method == m_method)
         return;
-    const bool positionsChange = (method == rig::Method::DualQuaternion) != (m_method == rig::Method::DualQuaternion);
+    // The positions change between the linear ones and a method's own (dual quaternion, centre of rotation).
+    const bool positionsChange = method != m_method && (rig::ownPositions(method) || rig::ownPositions(m_method));
     m_method = method;
     m_params[ParamMethod] = uint32_t(method);
     m_dirty |= DirtyParams | DirtySkin | DirtyErrors | (positionsChange ? DirtyPositions : 0u);

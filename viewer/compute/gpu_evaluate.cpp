@@ -52,25 +52,28 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
         rig::collectFlaggedJoints(rig, m, me.palette, out);
     }
 
-    // Linear first (its surface carries the reference of every method but dual-quaternion), the other methods that
-    // share its positions next, dual-quaternion last: the reference is rebuilt at most twice.
+    // Linear first (its surface carries the reference of every method but those with positions of their own), the
+    // other methods that share its positions next, dual-quaternion and center-of-rotation last: the reference is
+    // rebuilt once per surface.
     std::vector<rig::Method> order{rig::Method::Linear};
     for (rig::Method m : methods)
-        if (m != rig::Method::DualQuaternion && std::find(order.begin(), order.end(), m) == order.end())
+        if (!rig::ownPositions(m) && std::find(order.begin(), order.end(), m) == order.end())
             order.push_back(m);
-    const bool wantDq = std::find(methods.begin(), methods.end(), rig::Method::DualQuaternion) != methods.end();
-    if (wantDq)
-        order.push_back(rig::Method::DualQuaternion);
+    auto wants = [&](rig::Method m) { return std::find(methods.begin(), methods.end(), m) != methods.end(); };
+    for (rig::Method m : {rig::Method::DualQuaternion, rig::Method::CenterOfRotation})
+        if (wants(m))
+            order.push_back(m);
     if (extras) {
         extras->linearBounds.assign(meshCount, MeshBounds{});
-        extras->dualQuaternionBounds.assign(wantDq ? meshCount : 0, MeshBounds{});
+        extras->dualQuaternionBounds.assign(wants(rig::Method::DualQuaternion) ? meshCount : 0, MeshBounds{});
+        extras->centerOfRotationBounds.assign(wants(rig::Method::CenterOfRotation) ? meshCount : 0, MeshBounds{});
     }
 
     bool first = true;
     for (rig::Method method : order) {
         deformer.setMethod(method);
         const bool requested = std::find(methods.begin(), methods.end(), method) != methods.end();
-        const bool surface = method == rig::Method::Linear || method == rig::Method::DualQuaternion;
+        const bool surface = method == rig::Method::Linear || rig::ownPositions(method);
 
         QRhiCommandBuffer* cb = nullptr;
         if (rhi->beginOffscreenFrame(&cb) != QRhi::FrameOpSuccess)
@@ -146,7 +149,7 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
                 }
             }
             if (surface) {
-                rig::Surface& s = method == rig::Method::DualQuaternion ? me.dualQuaternion : me.linear;
+                rig::Surface& s = me.surfaceOf(method);
                 const glm::vec4* pos = asVec4(positions.data);
                 const glm::vec4* rn = asVec4(refNormals.data);
                 const glm::vec4* rt = asVec4(refTangents.data);
@@ -161,8 +164,7 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
                     s.referenceTangents[v] = rt[vb + v];
                 if (extras) {
                     const glm::vec4* b = asVec4(bounds.data);
-                    MeshBounds& mb = (method == rig::Method::DualQuaternion ? extras->dualQuaternionBounds
-                                                                            : extras->linearBounds)[m];
+                    MeshBounds& mb = extras->boundsOf(method)[m];
                     mb.min = glm::vec3(b[2 * m]);
                     mb.max = glm::vec3(b[2 * m + 1]);
                     mb.empty = b[2 * m].w == 0.0f;

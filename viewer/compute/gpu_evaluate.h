@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -23,14 +24,26 @@ struct MeshBounds {
 
 /// What the GPU computes beyond rig::Evaluation.
 struct GpuEvaluationExtras {
-    std::vector<MeshBounds> linearBounds;         ///< per mesh, of the linear-blend positions
-    std::vector<MeshBounds> dualQuaternionBounds; ///< per mesh, when dual-quaternion was evaluated
+    std::vector<MeshBounds> linearBounds;           ///< per mesh, of the linear-blend positions
+    std::vector<MeshBounds> dualQuaternionBounds;   ///< per mesh, when dual-quaternion was evaluated
+    std::vector<MeshBounds> centerOfRotationBounds; ///< per mesh, when center-of-rotation was evaluated
+    /// The boxes of method m's positions (rig::ownPositions, else the linear ones).
+    const std::vector<MeshBounds>& boundsOf(rig::Method m) const
+    {
+        return m == rig::Method::DualQuaternion     ? dualQuaternionBounds
+               : m == rig::Method::CenterOfRotation ? centerOfRotationBounds
+                                                    : linearBounds;
+    }
+    std::vector<MeshBounds>& boundsOf(rig::Method m)
+    {
+        return const_cast<std::vector<MeshBounds>&>(std::as_const(*this).boundsOf(m));
+    }
     /// Per mesh, per vertex: the candy-wrapper scale and volume of linear blending (GpuDeformer::blendScaleBuffer;
     /// rig::CandyWrapper's scale and volume).
     std::vector<std::vector<float>> blendScale, blendVolume;
 };
 
-/// Evaluates `methods` (as rig::evaluate does: the linear surface always, the dual-quaternion surface when asked, the
+/// Evaluates `methods` (as rig::evaluate does: the linear surface always, the ownPositions() surfaces when asked, the
 /// reference of each, every method's frames, errors and flags, then the statistics by rig::errorStats) with offscreen
 /// frames on the deformer's QRhi, and fills `out` in rig::evaluate's layout. The deformer must hold the rig
 /// (setRig). Changes the deformer's pose, settings and method. Must not be called while the QRhi records a frame.

@@ -33,8 +33,8 @@ ErrorCause causeOf(const VertexCause& c, Method m, float thresholdDeg)
         return ErrorCause::None;
     if (c.skinningErrorDeg >= 0.0f && c.skinningErrorDeg <= 0.5f * error && c.baselineDeg >= 0.5f * error)
         return ErrorCause::AuthoringBaseline;
-    // Dual quaternions do not blend positions linearly: linear blending's collapse is not theirs.
-    if (m != Method::DualQuaternion && c.scale >= 0.0f && c.scale < 0.7f)
+    // Dual quaternions and centres of rotation blend rotations, not matrices: linear blending's collapse is not theirs.
+    if (!ownPositions(m) && c.scale >= 0.0f && c.scale < 0.7f)
         return ErrorCause::Collapse;
     if (c.morphWithoutDeltas)
         return ErrorCause::MorphWithoutDeltas;
