@@ -33,7 +33,7 @@ TwistSweepView::TwistSweepView(app::Document* doc, QWidget* parent) : QWidget(pa
     m_button = new QPushButton(tr("Sweep"), this);
     m_button->setObjectName(QStringLiteral("sweepButton"));
     m_button->setToolTip(tr("Turn the selected joint about its bone from 0° to 180° (the rest of the pose as it is) and "
-                            "plot the worst scale its band keeps"));
+                            "plot how close to the bone each method pulls its band"));
     row->addWidget(m_joint, 1);
     row->addWidget(m_status);
     row->addWidget(m_button);
@@ -48,6 +48,9 @@ TwistSweepView::TwistSweepView(app::Document* doc, QWidget* parent) : QWidget(pa
     m_dq = new QLineSeries();
     m_dq->setName(tr("dual-quaternion"));
     m_dq->setPen(QPen(QColor(40, 110, 210), 2.0));
+    m_cor = new QLineSeries();
+    m_cor->setName(tr("center-of-rotation"));
+    m_cor->setPen(QPen(QColor(40, 160, 80), 2.0, Qt::DotLine)); // dotted: it lies on dual quaternions' line on a limb
     m_reference = new QLineSeries();
     m_reference->setName(tr("cos(θ/2)"));
     QPen dashed(QColor(120, 120, 120), 1.0, Qt::DashLine);
@@ -56,7 +59,7 @@ TwistSweepView::TwistSweepView(app::Document* doc, QWidget* parent) : QWidget(pa
         const double deg = 180.0 * step / kSteps;
         m_reference->append(deg, std::cos(deg * 3.14159265358979323846 / 360.0));
     }
-    for (QLineSeries* s : {m_linear, m_dq, m_reference}) // the dashed reference over the lines it explains
+    for (QLineSeries* s : {m_linear, m_dq, m_cor, m_reference}) // the dashed reference over the lines it explains
         m_chart->addSeries(s);
     auto* x = new QValueAxis();
     x->setRange(0.0, 180.0);
@@ -72,7 +75,7 @@ TwistSweepView::TwistSweepView(app::Document* doc, QWidget* parent) : QWidget(pa
     y->setLabelFormat(QStringLiteral("%.2f"));
     m_chart->addAxis(x, Qt::AlignBottom);
     m_chart->addAxis(y, Qt::AlignLeft);
-    for (QLineSeries* s : {m_linear, m_dq, m_reference}) {
+    for (QLineSeries* s : {m_linear, m_dq, m_cor, m_reference}) {
         s->attachAxis(x);
         s->attachAxis(y);
     }
@@ -88,6 +91,7 @@ TwistSweepView::TwistSweepView(app::Document* doc, QWidget* parent) : QWidget(pa
         m_result.reset();
         m_linear->clear();
         m_dq->clear();
+        m_cor->clear();
         m_status->clear();
         onJoint();
     });
@@ -111,7 +115,7 @@ void TwistSweepView::onJoint()
     const app::LoadedRig* l = m_doc->loaded();
     const int joint = m_doc->selectedJoint();
     const bool ok = l && joint >= 0;
-    m_joint->setText(ok ? tr("<b>%1</b>: the worst scale as it turns 0–180° about its bone").arg(QString::fromStdString(l->rig.skeleton.nodes[size_t(joint)].name).toHtmlEscaped())
+    m_joint->setText(ok ? tr("<b>%1</b> turned 0–180° about its bone: the band's narrowest radius, of its radius at 0°").arg(QString::fromStdString(l->rig.skeleton.nodes[size_t(joint)].name).toHtmlEscaped())
                         : tr("Select a joint (a candy-wrapper band's click selects the one that turns)"));
     m_button->setEnabled(ok || running());
 }
@@ -162,20 +166,21 @@ void TwistSweepView::show(std::shared_ptr<const rig::TwistSweep> sweep)
     m_result = std::move(sweep);
     m_linear->clear();
     m_dq->clear();
+    m_cor->clear();
     if (!m_result) {
         m_status->setText(tr("failed"));
         emit finished();
         return;
     }
-    QList<QPointF> linear, dq;
-    for (const rig::TwistSweepSample& s : m_result->samples) {
-        if (s.linear >= 0.0f)
-            linear.append(QPointF(s.angleDeg, s.linear));
-        if (s.dualQuaternion >= 0.0f)
-            dq.append(QPointF(s.angleDeg, s.dualQuaternion));
-    }
-    m_linear->replace(linear);
-    m_dq->replace(dq);
+    // The narrowest radius of the band about the bone, of its radius at 0°, per method (kSweepMethods' order).
+    QList<QPointF> points[3];
+    for (const rig::TwistSweepSample& s : m_result->samples)
+        for (size_t k = 0; k < 3; ++k)
+            if (s.radiusMin[k] >= 0.0f)
+                points[k].append(QPointF(s.angleDeg, s.radiusMin[k]));
+    m_linear->replace(points[0]);
+    m_dq->replace(points[1]);
+    m_cor->replace(points[2]);
     m_status->setText(m_result->vertices == 0 ? tr("no vertex blends this joint with another")
                                                : tr("%1 vertices").arg(m_result->vertices));
     emit finished();

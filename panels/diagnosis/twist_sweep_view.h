@@ -1,6 +1,7 @@
 // The Diagnosis dock's Twist Sweep tab: the selected joint turned about its bone axis from 0° to 180° (the rest of
-// the pose as it is), and the worst scale linear blending and dual quaternions keep over the joint's band at each
-// angle (rig/analysis/diagnosis/twist_sweep.h), plotted beside cos(θ / 2), the analytic loss of a 0.5 / 0.5 vertex.
+// the pose as it is), and at each angle how close to the bone's axis linear blending, dual quaternions and centres of
+// rotation pull the joint's band: its smallest distance from the axis as a fraction of that at 0°
+// (rig/analysis/diagnosis/twist_sweep.h), plotted beside cos(θ / 2), the analytic loss of a 0.5 / 0.5 vertex.
 // The sweep runs on a thread of its own, cancellable; a new rig or a new sweep cancels the one running.
 #pragma once
 
@@ -37,6 +38,7 @@ public:
     const rig::TwistSweep* result() const { return m_result.get(); }
     QLineSeries* linearSeries() const { return m_linear; }
     QLineSeries* dualQuaternionSeries() const { return m_dq; }
+    QLineSeries* centerOfRotationSeries() const { return m_cor; }
     QLineSeries* referenceSeries() const { return m_reference; }
     QPushButton* button() const { return m_button; }
 
@@ -55,6 +57,7 @@ private:
     QChart* m_chart;
     QLineSeries* m_linear;
     QLineSeries* m_dq;
+    QLineSeries* m_cor;
     QLineSeries* m_reference;
     std::shared_ptr<const rig::TwistSweep> m_result;
     std::thread m_thread;

@@ -539,6 +539,17 @@ void TestDiagnosis::twistSweepOfTheTubeIsCosHalfTheAngleForLinearAndOneForDualQu
         const double expected = std::cos(double(s.angleDeg) * kPi / 360.0);
         QVERIFY2(std::fabs(s.linear - expected) < 2e-5, qPrintable(QStringLiteral("%1°: %2 vs %3").arg(s.angleDeg).arg(s.linear).arg(expected)));
         QVERIFY2(std::fabs(s.dualQuaternion - 1.0) < 2e-5, qPrintable(QStringLiteral("%1°: %2").arg(s.angleDeg).arg(s.dualQuaternion)));
+        // The positions: linear blending pulls a ring weighted w towards the axis to |1 − w + w e^{iθ}| of its
+        // radius, sqrt(1 − 4 w (1 − w) sin²(θ/2)): the 0.5 / 0.5 ring to cos(θ/2), the band's outermost rings
+        // (w = 0.05 and 0.95) the least; dual quaternions and centres of rotation keep every ring's radius.
+        const double sin2 = std::pow(std::sin(double(s.angleDeg) * kPi / 360.0), 2.0);
+        RS_COMPARE_NEAR(s.radiusMin[0], expected, 2e-5);
+        RS_COMPARE_NEAR(s.radiusMax[0], std::sqrt(1.0 - 4.0 * 0.05 * 0.95 * sin2), 2e-5);
+        for (size_t k : {size_t(1), size_t(2)}) {
+            QVERIFY2(std::fabs(s.radiusMin[k] - 1.0) < 1e-4 && std::fabs(s.radiusMax[k] - 1.0) < 1e-4,
+                     qPrintable(QStringLiteral("%1 at %2°: radius %3 to %4").arg(QLatin1String(methodId(kSweepMethods[k]).data()))
+                                    .arg(s.angleDeg).arg(s.radiusMin[k]).arg(s.radiusMax[k])));
+        }
     }
     QCOMPARE(sweep.value().samples.back().angleDeg, 180.0f);
     // The root joint's sweep measures the same band (root is one of its two joints) and turns the whole tube rigidly:

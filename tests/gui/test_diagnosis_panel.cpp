@@ -29,7 +29,7 @@ private slots:
     void candyBandsOfATwistedTubeAreTheClosedFormAndAClickSelectsTheBand();
     void bandStaysChosenAsThePoseChanges();
     void weightTreeListsAHardBoundaryAndSelectsItsTwoRings();
-    void twistSweepPlotsCosHalfTheAngleForLinearAndOneForDualQuaternions();
+    void twistSweepPlotsCosHalfTheAngleForLinearAndOneForDualQuaternionsAndCentresOfRotation();
     void worstFrameOfTheTwistClipIsItsLastKeyAndAClickGoesThere();
 };
 
@@ -185,11 +185,11 @@ void TestDiagnosisPanel::weightTreeListsAHardBoundaryAndSelectsItsTwoRings()
     QCOMPARE(doc.selectedJoint(), doc.loaded()->rig.skeleton.find("root")); // the pair's first joint
 }
 
-void TestDiagnosisPanel::twistSweepPlotsCosHalfTheAngleForLinearAndOneForDualQuaternions()
+void TestDiagnosisPanel::twistSweepPlotsCosHalfTheAngleForLinearAndOneForDualQuaternionsAndCentresOfRotation()
 {
-    // Sweep the tube's "twist" joint from the tab: off the GUI thread, then 37 points a line, linear blending's on
-    // cos(θ / 2) (the 0.5 / 0.5 ring is the band's worst) and dual quaternions' at 1; the dashed reference is the
-    // formula itself.
+    // Sweep the tube's "twist" joint from the tab: off the GUI thread, then 37 points a line of the band's narrowest
+    // radius, linear blending's on cos(θ / 2) (the 0.5 / 0.5 ring is the band's worst), dual quaternions' and centres
+    // of rotation's at 1; the dashed reference is the formula itself.
     app::Document doc;
     QVERIFY(doc.openSample(QStringLiteral("twist_tube")));
     panels::DiagnosisPanel panel(&doc);
@@ -212,9 +212,12 @@ void TestDiagnosisPanel::twistSweepPlotsCosHalfTheAngleForLinearAndOneForDualQua
     QCOMPARE(sweep->result()->vertices, size_t(19 * 33));
     QCOMPARE(sweep->linearSeries()->count(), 37);
     QCOMPARE(sweep->dualQuaternionSeries()->count(), 37);
+    QCOMPARE(sweep->centerOfRotationSeries()->count(), 37);
     QCOMPARE(sweep->referenceSeries()->count(), 37);
     for (int i = 0; i < 37; ++i) {
         const QPointF l = sweep->linearSeries()->at(i), d = sweep->dualQuaternionSeries()->at(i);
+        const QPointF c = sweep->centerOfRotationSeries()->at(i);
+        QVERIFY2(std::fabs(c.y() - 1.0) < 1e-4, qPrintable(QString::number(c.y())));
         QCOMPARE(l.x(), 5.0 * i);
         QVERIFY2(std::fabs(l.y() - std::cos(l.x() * 3.14159265358979323846 / 360.0)) < 2e-5, qPrintable(QString::number(l.y())));
         QVERIFY2(std::fabs(d.y() - 1.0) < 2e-5, qPrintable(QString::number(d.y())));

@@ -1,6 +1,7 @@
 #include "rig/analysis/diagnosis/twist_sweep.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "rig/analysis/diagnosis/blend_scale.h"
 #include "rig/model/joint_tools.h"
@@ -52,8 +53,15 @@ Result<TwistSweep> sweepTwist(const Rig& rig, const RigRuntime& runtime, const R
     }
     JointEdit& edit = it->second;
     const glm::vec3 axis = boneAxis(rig, node);
-    const Method linear[] = {Method::Linear};
     Evaluation eval;
+    // The bone's axis, from the joint's world matrix at 0° (the twist turns the joint about it, leaving it in place).
+    glm::vec3 origin(0.0f), direction(1.0f, 0.0f, 0.0f);
+    std::vector<std::vector<std::array<float, 3>>> restRadius(rig.meshes.size()); // per measured vertex and method
+    float farthest = 0.0f;
+    auto radiusOf = [&](const glm::vec3& p) {
+        const glm::vec3 r = p - origin;
+        return glm::length(r - glm::dot(r, direction) * direction);
+    };
     std::vector<std::vector<float>> scale(rig.meshes.size()), volume(rig.meshes.size());
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         scale[m].assign(rig.meshes[m].vertexCount(), kUndefinedScale);
@@ -65,7 +73,40 @@ Result<TwistSweep> sweepTwist(const Rig& rig, const RigRuntime& runtime, const R
         TwistSweepSample sample;
         sample.angleDeg = 180.0f * float(step) / float(steps);
         edit.rotateDeg = twistEdit(axis, sample.angleDeg, edit.rotateOrder).rotateDeg;
-        evaluate(rig, runtime, pose, linear, settings, eval);
+        evaluate(rig, runtime, pose, kSweepMethods, settings, eval);
+        if (step == 0) {
+            const glm::mat4& w = eval.world[size_t(node)];
+            origin = glm::vec3(w[3]);
+            const glm::vec3 d = glm::mat3(w) * axis;
+            direction = glm::length(d) > 0.0f ? glm::normalize(d) : glm::vec3(1.0f, 0.0f, 0.0f);
+            for (size_t m = 0; m < rig.meshes.size(); ++m) {
+                restRadius[m].resize(measured[m].size());
+                for (size_t i = 0; i < measured[m].size(); ++i)
+                    for (size_t k = 0; k < kSweepMethods.size(); ++k) {
+                        const float r = radiusOf(eval.meshes[m].surfaceOf(kSweepMethods[k]).positions[measured[m][i]]);
+                        restRadius[m][i][k] = r;
+                        farthest = std::max(farthest, std::isfinite(r) ? r : 0.0f);
+                    }
+            }
+        }
+        for (size_t k = 0; k < kSweepMethods.size(); ++k) {
+            float lo = kUndefinedScale, hi = kUndefinedScale;
+            for (size_t m = 0; m < rig.meshes.size(); ++m) {
+                const std::vector<glm::vec3>& positions = eval.meshes[m].surfaceOf(kSweepMethods[k]).positions;
+                for (size_t i = 0; i < measured[m].size(); ++i) {
+                    const float r0 = restRadius[m][i][k];
+                    if (!(r0 > 0.01f * farthest))
+                        continue;
+                    const float ratio = radiusOf(positions[measured[m][i]]) / r0;
+                    if (!std::isfinite(ratio))
+                        continue;
+                    lo = lo < 0.0f ? ratio : std::min(lo, ratio);
+                    hi = hi < 0.0f ? ratio : std::max(hi, ratio);
+                }
+            }
+            sample.radiusMin[k] = lo;
+            sample.radiusMax[k] = hi;
+        }
         float worst[2] = {kUndefinedScale, kUndefinedScale};
         for (int dq = 0; dq < 2; ++dq)
             for (size_t m = 0; m < rig.meshes.size(); ++m) {
