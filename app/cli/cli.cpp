@@ -470,6 +470,7 @@ int runBench(int argc, char** argv)
     job.joints = mr.stream.joints;
     job.weights = mr.stream.weights;
     job.gradients = mr.gradients.view();
+    job.centers = mr.centers;
     job.positions = mesh.positions;
     job.normals = mesh.normals;
     job.tangents = mesh.tangents;

@@ -339,7 +339,7 @@ bool buildMethodTables(std::span<const JointFrame> palette, Method m, MethodTabl
             put3x3(palette[i].inverseTranspose, b.inverseTranspose[i]);
         out.inverseTranspose = b.inverseTranspose.data();
     }
-    if (m == Method::DualQuaternion) {
+    if (m == Method::DualQuaternion || m == Method::CenterOfRotation) { // the rotation and stretch blends
         if (b.stretch.size() < n)
             b.stretch.resize(std::max(n, 2 * b.stretch.size()));
         if (b.dq.size() < 8 * n + 8)
@@ -408,8 +408,7 @@ bool avx512Runs(const SkinJob& job)
 // (nothing written) when the scalar path must do it.
 bool runMethodSimd(const SkinJob& job, LinearKernel k, size_t first, size_t last)
 {
-    if (k == LinearKernel::Scalar || job.method == Method::Linear || job.method == Method::Rebuilt ||
-        job.method == Method::CenterOfRotation)
+    if (k == LinearKernel::Scalar || job.method == Method::Linear || job.method == Method::Rebuilt)
         return false;
     detail::PaletteMatrix* pal = detail::compactPaletteBuffer(job.palette.size());
     detail::MethodTables tables;
@@ -441,7 +440,7 @@ LinearKernel methodKernel(Method m)
 {
     if (m == Method::Linear)
         return linearKernel();
-    if (m == Method::Rebuilt || m == Method::CenterOfRotation) // no SIMD kernel
+    if (m == Method::Rebuilt)
         return LinearKernel::Scalar;
     // The AVX-512 method kernels hand flagged blocks and partial blocks to the AVX2 ones: both must be there.
     if (detail::hasMethodAvx512(m) && linearKernelAvailable(LinearKernel::Avx512) && linearKernelAvailable(LinearKernel::Avx2))
@@ -594,8 +593,7 @@ LinearKernel linearKernel()
 
 bool avx2KernelsUseEvex(Method m)
 {
-    return cpuHasAvx512() && m != Method::Linear && m != Method::Rebuilt && m != Method::PositionsOnly &&
-           m != Method::CenterOfRotation;
+    return cpuHasAvx512() && m != Method::Linear && m != Method::Rebuilt && m != Method::PositionsOnly;
 }
 
 std::string methodKernelName(Method m, LinearKernel k)

@@ -89,6 +89,7 @@ struct PosedJob {
         job.normals = mesh.normals;
         job.tangents = mesh.tangents;
         job.gradients = runtime.meshes[0].gradients.view();
+        job.centers = runtime.meshes[0].centers;
     }
     size_t size() const { return rig.meshes[0].vertexCount(); }
 
@@ -1152,7 +1153,7 @@ void TestSkinning::methodKernelsMatchScalar_data()
         QTest::newRow("none") << -1 << -1 << 4 << true << true << false << false;
     else
         for (Method m : {Method::PositionsOnly, Method::BlendInverseTranspose, Method::InverseTranspose, Method::Cofactor,
-                         Method::DualQuaternion, Method::Jacobian})
+                         Method::DualQuaternion, Method::Jacobian, Method::CenterOfRotation})
             for (LinearKernel kernel : methodSimdKernels(m))
                 for (int k : {4, 8})
                     for (bool tangents : {true, false})
@@ -1237,7 +1238,7 @@ void TestSkinning::methodKernelsWriteOnlyTheirRange()
     PosedJob pj(700, 12, 4, 21);
     const size_t n = pj.size();
     for (Method m : {Method::PositionsOnly, Method::Cofactor, Method::InverseTranspose, Method::BlendInverseTranspose,
-                     Method::DualQuaternion, Method::Jacobian}) {
+                     Method::DualQuaternion, Method::Jacobian, Method::CenterOfRotation}) {
         const Outputs ref = scalarOutputs(pj, m);
         for (LinearKernel kernel : methodSimdKernels(m))
             for (size_t offset : {size_t(0), size_t(1), size_t(3)})
@@ -1420,11 +1421,6 @@ void TestSkinning::avx2KernelsRunTheirAvx512RegisterBuildOnlyWhereAvx512Runs()
     for (Method m : allMethods()) {
         if (m == Method::Rebuilt)
             continue;
-        if (m == Method::CenterOfRotation) { // no SIMD kernel: the scalar path, on every CPU
-            QVERIFY(!avx2KernelsUseEvex(m));
-            QCOMPARE(methodKernel(m), LinearKernel::Scalar);
-            continue;
-        }
         const bool plain = !cpuHasAvx512() || m == Method::Linear || m == Method::PositionsOnly;
         QCOMPARE(avx2KernelsUseEvex(m), !plain);
         QCOMPARE(methodKernelName(m, LinearKernel::Avx2), plain ? std::string("AVX2+FMA") : std::string("AVX2+FMA, 32 registers"));
