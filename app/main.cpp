@@ -25,8 +25,10 @@ int printHelp(std::string_view command)
         std::fputs(app::reportHelp().c_str(), stdout);
     } else if (command == "bench") {
         std::fputs(app::benchHelp().c_str(), stdout);
+    } else if (command == "check") {
+        std::fputs(app::checkHelp().c_str(), stdout);
     } else {
-        std::fprintf(stderr, "rigscope: no command '%.*s' (commands: report, bench; rigscope --help for the app)\n",
+        std::fprintf(stderr, "rigscope: no command '%.*s' (commands: report, check, bench; rigscope --help for the app)\n",
                      int(command.size()), command.data());
         return 2;
     }
@@ -42,6 +44,8 @@ int main(int argc, char** argv)
         return app::runReport(argc, argv);
     if (first == "bench")
         return app::runBench(argc, argv);
+    if (first == "check")
+        return app::runCheck(argc, argv);
     if (first == "help")
         return printHelp(argc > 2 ? argv[2] : "");
     for (int i = 1; i < argc; ++i) {

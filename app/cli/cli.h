@@ -1,4 +1,4 @@
-// Headless subcommands: `rigscope report` and `rigscope bench`. They need no display.
+// Headless subcommands: `rigscope report`, `rigscope check` and `rigscope bench`. They need no display.
 #pragma once
 
 #include <string>
@@ -12,6 +12,12 @@ std::string benchHelp();
 /// Runs `rigscope report ...` (argv[1] == "report"). Returns the process exit status:
 /// 0 success, 2 unreadable input or bad arguments (one line on stderr).
 int runReport(int argc, char** argv);
+
+std::string checkHelp();
+
+/// Runs `rigscope check ...` (argv[1] == "check"): rig QA over files and folders (rig/qa/check.h). Exit status 0 when
+/// every rule passes, 1 when one fails, 2 when a file cannot be read or the arguments are bad.
+int runCheck(int argc, char** argv);
 
 /// Runs `rigscope bench ...` (argv[1] == "bench"): CPU skinning throughput, as Markdown on stdout.
 int runBench(int argc, char** argv);

@@ -86,6 +86,7 @@ struct GuiCli {
             "RigScope: see how skinning methods bend normals and tangents.\n\n"
             "Commands (no display needed):\n"
             "  rigscope report FILE [options]   every method's error against the rebuilt reference, and the audit\n"
+            "  rigscope check FILE|DIR...       rig QA against rules: JSON, JUnit, an exit status for CI\n"
             "  rigscope bench [options]         skinning throughput on a generated rig\n"
             "  rigscope help [COMMAND]          this text, or a command's options"));
         p.addHelpOption();

@@ -54,6 +54,11 @@ Result<Rig> importFile(const std::string& path, const ImportOptions& options = {
 Result<Rig> importMemory(const void* data, size_t size, const std::string& formatHint, const std::string& displayName,
                          const ImportOptions& options = {});
 
+/// Whether a file name ends in an extension of the rig formats `rigscope check` looks for in folders (case-insensitive;
+/// rigFileExtensions lists them). Any file Assimp reads can still be named directly.
+bool isRigFileName(const std::string& path);
+std::string rigFileExtensions(); ///< "gltf, glb, fbx, ..."
+
 /// Assimp's version as "major.minor.patch".
 std::string assimpVersion();
 

@@ -3,6 +3,7 @@
 #include "rig/io/import.h"
 
 #include <algorithm>
+#include <cctype>
 #include <exception>
 #include <filesystem>
 #include <new>
@@ -170,6 +171,32 @@ Result<Rig> importMemory(const void* data, size_t size, const std::string& forma
     return importWith(displayName, options, raw, hint, root, [&](Assimp::Importer& importer) {
         return importer.ReadFileFromMemory(data, size, kPostProcess, hint.c_str());
     });
+}
+
+namespace {
+// Formats that carry skins and that Assimp 5.2 reads: glTF 2, FBX, Collada, DirectX X, Valve SMD, Doom 3 MD5,
+// MilkShape 3D, Blitz3D.
+constexpr std::string_view kRigExtensions[] = {"gltf", "glb", "fbx", "dae", "x", "smd", "md5mesh", "ms3d", "b3d"};
+} // namespace
+
+bool isRigFileName(const std::string& path)
+{
+    const size_t dot = path.find_last_of('.');
+    const size_t slash = path.find_last_of('/');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+        return false;
+    std::string ext = path.substr(dot + 1);
+    for (char& c : ext)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return std::find(std::begin(kRigExtensions), std::end(kRigExtensions), ext) != std::end(kRigExtensions);
+}
+
+std::string rigFileExtensions()
+{
+    std::string s;
+    for (std::string_view e : kRigExtensions)
+        s += (s.empty() ? "" : ", ") + std::string(e);
+    return s;
 }
 
 std::string assimpVersion()
