@@ -13,8 +13,10 @@ enum class ViewMode { Single, Quad };
 /// selected joint's (continuous ramp), JointWeightBands the same in bands at 0, 0.25, 0.5, 0.75, 1, InfluenceCount the
 /// usable influences per vertex, WeightSum |Σw − 1|. BlendScale: the candy-wrapper scale of linear blending in this
 /// pose (rig/analysis/diagnosis/blend_scale.h), green at 1, red at 0.7 and below, whatever the method shown.
+/// DqDisplacement: how far dual quaternions move each vertex from linear blending's position, over its limb radius
+/// (rig/analysis/diagnosis/dq_displacement.h), green at 0, red at half the radius and beyond.
 enum class Shading { Lit, NormalError, TangentError, Reference, Handedness, JointWeight, JointWeightBands, InfluenceCount, WeightSum,
-                     BlendScale };
+                     BlendScale, DqDisplacement };
 
 /// Which error the heatmaps show: against the reference rebuilt now (total), or against the reference carried from the
 /// bind pose (skinning: what authoring already differs by is left out; rig/analysis/carried.h).

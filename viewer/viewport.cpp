@@ -53,6 +53,7 @@ enum MeshMode {
     ModeInfluenceCount = 9,
     ModeWeightSum = 10,
     ModeBlendScale = 11,
+    ModeDqDisplacement = 12,
 };
 enum LineSource { SourceVectors = 0, SourceSegments = 1, SourceMarker = 3, SourceBounds = 4, SourceSetMarkers = 5, SourceEdges = 6 };
 
@@ -457,6 +458,7 @@ QString shadingLabel(Shading s, ErrorMeasure measure)
     case Shading::InfluenceCount: return QStringLiteral("influences per vertex");
     case Shading::WeightSum: return QStringLiteral("|Σw − 1|");
     case Shading::BlendScale: return QStringLiteral("linear-blend scale (candy wrapper)");
+    case Shading::DqDisplacement: return QStringLiteral("dual-quaternion − linear position, of the limb radius");
     }
     return QString();
 }
@@ -502,7 +504,7 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
                        : QStringLiteral("%1 · select a joint").arg(what);
         }
         labels.push_back({QRect(QPoint(0, 0), logical), QStringLiteral("%1 · %2").arg(method, what), true});
-    } else if (m_settings.shading == Shading::BlendScale) {
+    } else if (m_settings.shading == Shading::BlendScale || m_settings.shading == Shading::DqDisplacement) {
         labels.push_back({QRect(QPoint(0, 0), logical),
                           QStringLiteral("%1").arg(shadingLabel(m_settings.shading, m_settings.errorMeasure)), true});
     } else {
@@ -521,6 +523,8 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
             drawWeightLegend(p, l.view, m_settings.shading);
         else if (l.legend && m_settings.view == ViewMode::Single && m_settings.shading == Shading::BlendScale)
             drawScaleLegend(p, l.view);
+        else if (l.legend && m_settings.view == ViewMode::Single && m_settings.shading == Shading::DqDisplacement)
+            drawHeatLegend(p, l.view, 0.5f, QString()); // the label above names the unit: the limb radius
         else if (l.legend)
             drawHeatLegend(p, l.view, m_settings.heatmapMaxDeg);
     }
@@ -909,6 +913,7 @@ void Viewport::render()
                 case Shading::InfluenceCount: mode = ModeInfluenceCount; break;
                 case Shading::WeightSum: mode = ModeWeightSum; break;
                 case Shading::BlendScale: mode = ModeBlendScale; break;
+                case Shading::DqDisplacement: mode = ModeDqDisplacement; break;
                 }
             draws.push_back({v, true, mode, 0, r.vertexCount, r.meshSrb.get(), {}, 0.0f}); // flags.y: the vertex count
             const bool referenceView = mode == ModeReference;

@@ -39,7 +39,7 @@ struct GuiCli {
         QStringLiteral("Comma-separated, every overlay shown (default: grid): normals, tangents, reference-normals, skeleton, bounds, grid, wireframe, hard-boundaries; none for none."),
         QStringLiteral("LIST")};
     QCommandLineOption shading{QStringLiteral("shading"),
-        QStringLiteral("lit, reference, normal-error, tangent-error or candy-wrapper."), QStringLiteral("MODE")};
+        QStringLiteral("lit, reference, normal-error, tangent-error, candy-wrapper or dq-displacement."), QStringLiteral("MODE")};
     QCommandLineOption material{QStringLiteral("material"), QStringLiteral("plain, bumps or checker."),
         QStringLiteral("NAME")};
     QCommandLineOption heatMax{QStringLiteral("heatmap-max"), QStringLiteral("Heatmap red at this error (degrees, default 45)."),
@@ -170,6 +170,8 @@ int runGui(int argc, char** argv)
             d.shading = Shading::TangentError;
         else if (s == QLatin1String("candy-wrapper"))
             d.shading = Shading::BlendScale;
+        else if (s == QLatin1String("dq-displacement"))
+            d.shading = Shading::DqDisplacement;
         else
             return failWith(QStringLiteral("unknown shading '%1'").arg(s));
     }

@@ -444,7 +444,8 @@ void MainWindow::buildMenus()
                                                         {Shading::JointWeightBands, tr("Selected Joint's Weight, Banded")},
                                                         {Shading::InfluenceCount, tr("Influence Count")},
                                                         {Shading::WeightSum, tr("Weight-Sum Deviation |Σw − 1|")},
-                                                        {Shading::BlendScale, tr("Candy-Wrapper Scale Loss (linear blend)")}};
+                                                        {Shading::BlendScale, tr("Candy-Wrapper Scale Loss (linear blend)")},
+                                                        {Shading::DqDisplacement, tr("Dual-Quaternion Displacement (of the limb radius)")}};
     for (const auto& [s, label] : shadingItems) {
         QAction* a = shading->addAction(label);
         a->setCheckable(true);
@@ -590,7 +591,7 @@ void MainWindow::buildToolbar()
         {Shading::TangentError, tr("Tangent error")}, {Shading::Handedness, tr("Handedness")},
         {Shading::JointWeight, tr("Joint weight")}, {Shading::JointWeightBands, tr("Weight bands")},
         {Shading::InfluenceCount, tr("Influence count")}, {Shading::WeightSum, tr("|Σw − 1|")},
-        {Shading::BlendScale, tr("Candy-wrapper scale")}};
+        {Shading::BlendScale, tr("Candy-wrapper scale")}, {Shading::DqDisplacement, tr("DQ displacement")}};
     for (const auto& [sh, label] : items)
         shading->addItem(label, int(sh));
     connect(shading, &QComboBox::activated, this, [this, shading](int i) { m_doc->setShading(Shading(shading->itemData(i).toInt())); });

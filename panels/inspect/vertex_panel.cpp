@@ -61,7 +61,7 @@ QString VertexPanel::whyText(size_t mesh, size_t v) const
         break;
     case rig::ErrorCause::Collapse:
         why = tr("<b>collapse</b>: linear blending keeps %1 of the neighbourhood (below 0.7), the candy wrapper; "
-                 "dual-quaternion keeps it").arg(double(c.scale), 0, 'f', 3);
+                 "dual-quaternion and center-of-rotation keep it").arg(double(c.scale), 0, 'f', 3);
         break;
     case rig::ErrorCause::MorphWithoutDeltas:
         why = tr("<b>morph without normal deltas</b>: a morph target moves this vertex and nothing turns its normal");
@@ -78,14 +78,26 @@ QString VertexPanel::whyText(size_t mesh, size_t v) const
         break;
     }
     auto scale = [](float x) { return x < 0.0f ? tr("undefined") : QString::number(double(x), 'f', 3); };
+    // How far dual quaternions move it from linear blending's position, and its limb radius (dq_displacement.h).
+    QString displacement = tr("undefined");
+    const rig::MeshEvaluation& me = result->eval.meshes[mesh];
+    const std::vector<float>& radii = result->rig->runtime.meshes[mesh].limbRadius;
+    if (v < me.linear.positions.size() && v < me.dualQuaternion.positions.size() && v < radii.size()) {
+        const float d = glm::length(me.dualQuaternion.positions[v] - me.linear.positions[v]);
+        displacement = radii[v] > 0.0f ? tr("%1 / %2 (%3 of it)").arg(double(d), 0, 'g', 4).arg(double(radii[v]), 0, 'g', 4)
+                                                .arg(double(d / radii[v]), 0, 'f', 3)
+                                        : tr("%1 / none").arg(double(d), 0, 'g', 4);
+    }
     return tr("<b>Why (%1)</b>: %2<table cellspacing=0 cellpadding=1>"
               "<tr><td>&nbsp;&nbsp;error / from skinning</td><td align=right>%3 / %4</td></tr>"
               "<tr><td>&nbsp;&nbsp;authored vs rebuilt at bind</td><td align=right>%5</td></tr>"
               "<tr><td>&nbsp;&nbsp;linear-blend scale / isotropy</td><td align=right>%6 / %7</td></tr>"
-              "<tr><td>&nbsp;&nbsp;influences / morph without deltas</td><td align=right>%8 / %9</td></tr></table>")
+              "<tr><td>&nbsp;&nbsp;influences / morph without deltas</td><td align=right>%8 / %9</td></tr>"
+              "<tr><td>&nbsp;&nbsp;dual-quaternion − linear / limb radius</td><td align=right>%10</td></tr></table>")
         .arg(id, why, err(c.errorDeg), err(c.skinningErrorDeg), err(c.baselineDeg), scale(c.scale), scale(c.isotropy))
         .arg(c.influences)
-        .arg(c.morphWithoutDeltas ? tr("yes") : tr("no"));
+        .arg(c.morphWithoutDeltas ? tr("yes") : tr("no"))
+        .arg(displacement);
 }
 
 void VertexPanel::refresh()

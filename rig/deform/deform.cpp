@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "rig/analysis/carried.h"
+#include "rig/analysis/diagnosis/dq_displacement.h"
 #include "rig/deform/centers_of_rotation.h"
 #include "rig/deform/morph.h"
 #include "rig/model/math.h"
@@ -130,6 +131,17 @@ RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex, const RuntimeBu
     for (size_t m = 0; m < rig.meshes.size(); ++m)
         rt.meshes[m].carryEdges = buildCarryEdges(rig.meshes[m].positions, rig.meshes[m].indices, rt.bind[m].normals);
     rt.baseline = computeBaseline(rig, rt.bind);
+    for (size_t m = 0; m < rig.meshes.size(); ++m) {
+        const Mesh& mesh = rig.meshes[m];
+        MeshRuntime& mr = rt.meshes[m];
+        mr.limbRadius.assign(mesh.vertexCount(), 0.0f);
+        if (!mesh.isSkinned())
+            continue;
+        std::vector<glm::vec3> bones;
+        std::vector<int> parents;
+        skinBones(rig, mesh.skin, bones, parents);
+        limbRadii(mesh.positions, mr.stream.joints, influencesPerVertex, bones, parents, mr.limbRadius);
+    }
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         const Mesh& mesh = rig.meshes[m];
         MeshRuntime& mr = rt.meshes[m];

@@ -36,6 +36,9 @@ struct MeshRuntime {
     /// and `stream`; centerDefined[v] is 0 where the vertex has no centre (its own position is used).
     std::vector<glm::vec3> centers;
     std::vector<uint8_t> centerDefined;
+    /// Each vertex's local limb radius (analysis/diagnosis/dq_displacement.h: limbRadii), from the bind positions and
+    /// `stream`; 0 for unskinned meshes and unbound vertices.
+    std::vector<float> limbRadius;
 };
 
 struct RigRuntime {

@@ -3,6 +3,9 @@
 // runtime's top-K weights), s = Σ w_i |det R_i|^(1/3); out = (σ_min(A) / s, det(A) / s³, 0, 0), or (-1, 0, 0, 0)
 // where s is 0 or not finite. σ_min = |det A| / (σ_mid σ_max), σ_mid and σ_max from the eigenvalues of AᵀA in closed
 // form: the product keeps its precision where A is nearly singular. Independent of the method: run once per pose.
+// out.z, out.w: how far dual quaternions move the vertex from linear blending's position (dual_displacement.h): the
+// distance in scene units and that over the vertex's limb radius (-1 where it has none); 0 where a joint of the
+// vertex is mirrored or singular (dual quaternions fall back to the linear blend there).
 #version 440
 
 layout(local_size_x = 128) in;
@@ -39,10 +42,66 @@ layout(std430, binding = 1) readonly buffer LayoutBuffer { uint layoutData[]; };
 layout(std430, binding = 2) readonly buffer PaletteBuffer { Joint palette[]; };
 layout(std430, binding = 3) readonly buffer InfluenceBuffer { uvec4 influences[]; };
 layout(std430, binding = 4) writeonly buffer BlendScaleBuffer { vec4 outScale[]; };
+layout(std430, binding = 5) readonly buffer MorphedBuffer { vec4 morphed[]; };
+// deform_skin.comp's: after the gradient entries, 4 uints a vertex: its centre of rotation and its limb radius.
+layout(std430, binding = 6) readonly buffer GradientBuffer { uint gradData[]; };
 
 bool isFiniteF(float x)
 {
     return (floatBitsToUint(x) & 0x7f800000u) != 0x7f800000u;
+}
+
+vec4 qmul(vec4 a, vec4 b)
+{
+    return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
+}
+
+vec3 qrotate(vec4 q, vec3 v)
+{
+    const vec3 t = 2.0 * cross(q.xyz, v);
+    return v + q.w * t + cross(q.xyz, t);
+}
+
+// |dual-quaternion − linear| of vertex v at bind-space position p, as deform_skin.comp skins both (0 on the fallback).
+float dqDisplacement(uint v, vec3 p, uint blocks)
+{
+    vec3 c0 = vec3(0.0), c1 = vec3(0.0), c2 = vec3(0.0), c3 = vec3(0.0);
+    vec4 real = vec4(0.0), dual = vec4(0.0);
+    mat3 s = mat3(0.0);
+    vec4 pivot = vec4(0.0);
+    bool fallback = false;
+    for (uint b = 0u; b < blocks; ++b) {
+        const uvec4 jj = influences[(v * blocks + b) * 2u];
+        const vec4 ww = uintBitsToFloat(influences[(v * blocks + b) * 2u + 1u]);
+        if (b == 0u)
+            pivot = palette[jj[0]].qr; // slot 0 holds the largest weight
+        for (uint c = 0u; c < 4u; ++c) {
+            const float w = ww[c];
+            if (w == 0.0)
+                continue;
+            const uint j = jj[c];
+            fallback = fallback || palette[j].flags.x != 0u || palette[j].flags.y != 0u;
+            c0 += w * palette[j].m0.xyz;
+            c1 += w * palette[j].m1.xyz;
+            c2 += w * palette[j].m2.xyz;
+            c3 += w * palette[j].m3.xyz;
+            const vec4 qr = palette[j].qr;
+            const float sw = dot(qr, pivot) < 0.0 ? -w : w;
+            real += sw * qr;
+            dual += sw * palette[j].qd;
+            s += w * mat3(palette[j].s0.xyz, palette[j].s1.xyz, palette[j].s2.xyz);
+        }
+    }
+    const float len = sqrt(dot(real, real));
+    if (fallback || !isFiniteF(len) || !(len > 1e-12))
+        return 0.0;
+    real = real * (1.0 / len);
+    dual = dual * (1.0 / len);
+    const vec3 translation = 2.0 * qmul(dual, vec4(-real.xyz, real.w)).xyz;
+    const vec3 dq = qrotate(real, s * p) + translation;
+    const vec3 lin = c0 * p.x + c1 * p.y + c2 * p.z + c3;
+    const float d = length(dq - lin);
+    return isFiniteF(d) ? d : 0.0;
 }
 
 void main()
@@ -56,6 +115,10 @@ void main()
         return;
     const uint v = layoutData[mb] + local;
     const uint blocks = params.influencesPerVertex / 4u;
+
+    const float displacement = dqDisplacement(v, morphed[v].xyz, blocks);
+    const float radius = uintBitsToFloat(gradData[params.gradEntryBase + 4u * gradData[params.vertexCount] + 4u * v + 3u]);
+    const float fraction = radius > 0.0 ? displacement / radius : -1.0;
 
     mat3 a = mat3(0.0);
     float s = 0.0;
@@ -73,7 +136,7 @@ void main()
     }
     const float det = determinant(a);
     if (!(s > 0.0) || !isFiniteF(s) || !isFiniteF(det)) {
-        outScale[v] = vec4(-1.0, 0.0, 0.0, 0.0);
+        outScale[v] = vec4(-1.0, 0.0, displacement, fraction);
         return;
     }
     // Eigenvalues of the symmetric b = aᵀa: q + 2p cos(φ + 2πk/3).
@@ -99,5 +162,5 @@ void main()
         middle = 3.0 * q - largest - smallest;
     }
     const float sigmaMin = middle > 0.0 && largest > 0.0 ? abs(det) / sqrt(middle * largest) : 0.0;
-    outScale[v] = vec4(min(sigmaMin, sqrt(max(middle, 0.0))) / s, det / (s * s * s), 0.0, 0.0);
+    outScale[v] = vec4(min(sigmaMin, sqrt(max(middle, 0.0))) / s, det / (s * s * s), displacement, fraction);
 }

@@ -102,6 +102,15 @@ void main()
         return;
     }
 
+    // 12: how far dual quaternions move the vertex from linear blending, over its limb radius: heat from 0 to 0.5 and
+    // beyond; undefined (no limb radius) violet. Lightly lit.
+    if (mode == 12) {
+        vec3 c = vScalar < 0.0 ? vec3(0.55, 0.25, 0.6) : heat(vScalar, 0.5);
+        float lit = undefinedNormal ? 1.0 : 0.6 + 0.4 * abs(dot(n, normalize(ubo.lightDir.xyz)));
+        fragColor = vec4(mix(c * lit, vec3(1.0), vSelected), 1.0);
+        return;
+    }
+
     // 7, 8: the selected joint's raw weight (continuous; banded at 0, 0.25, 0.5, 0.75, 1); 9: usable influence count;
     // 10: |Σw − 1| (green 0, red at 0.1 and above). Lightly lit so that the shape reads.
     if (mode >= 7 && mode <= 10) {

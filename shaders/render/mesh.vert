@@ -23,7 +23,8 @@ layout(std430, binding = 5) readonly buffer RefTangents { vec4 refTangents[]; };
 layout(std430, binding = 6) readonly buffer Errors { vec4 errors[]; };
 // The raw influences (GpuDeformer::rawInfluencesBuffer): [0..N] CSR offsets, then (node, weight bits) per entry.
 layout(std430, binding = 7) readonly buffer Raw { uint raw[]; };
-// The candy-wrapper measure of linear blending (GpuDeformer::blendScaleBuffer): (scale, volume, 0, 0), scale -1 undefined.
+// The candy-wrapper measure of linear blending and the dual-quaternion displacement (GpuDeformer::blendScaleBuffer):
+// (scale, volume, distance, fraction of the limb radius), scale and fraction -1 where undefined.
 layout(std430, binding = 9) readonly buffer BlendScale { vec4 blendScale[]; };
 
 layout(location = 0) out vec3 vWorld;
@@ -93,6 +94,6 @@ void main()
     const vec4 mt = tangents[v], rt = refTangents[v];
     vHandedness = (dot(mt.xyz, mt.xyz) > 0.25 && dot(rt.xyz, rt.xyz) > 0.25) ? ((mt.w < 0.0) != (rt.w < 0.0) ? 1.0 : 0.0) : -1.0;
     vSelected = (float(v) == ubo.params.w) ? 1.0 : 0.0;
-    vScalar = mode == 11 ? blendScale[v].x : mode >= 7 ? weightScalar(v, mode) : 0.0;
+    vScalar = mode == 11 ? blendScale[v].x : mode == 12 ? blendScale[v].w : mode >= 7 ? weightScalar(v, mode) : 0.0;
     gl_Position = ubo.viewProj * vec4(p, 1.0);
 }

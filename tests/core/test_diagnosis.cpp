@@ -11,6 +11,7 @@
 #include "rig/analysis/diagnosis/blend_scale.h"
 #include "rig/analysis/diagnosis/causes.h"
 #include "rig/analysis/diagnosis/clip_scan.h"
+#include "rig/analysis/diagnosis/dq_displacement.h"
 #include "rig/analysis/diagnosis/twist_sweep.h"
 #include "rig/analysis/diagnosis/weight_bands.h"
 #include "rig/io/import.h"
@@ -125,6 +126,7 @@ private slots:
     void twistSweepOfTheTubeIsCosHalfTheAngleForLinearAndOneForDualQuaternions();
     void twistSweepOfASquashedJointBlendsItsStretch();
     void twistSweepRefusesABadNodeOrStepCountAndStopsOnCancel();
+    void dqDisplacementOfATwistedRingIsOneMinusCosHalfTheAngleOfItsRadius();
     void clipScanFindsTheFrameOfTheLeastScale();
     void clipScanRefusesABadClipOrStep();
 };
@@ -668,4 +670,44 @@ void TestDiagnosis::clipScanRefusesABadClipOrStep()
 }
 
 QTEST_GUILESS_MAIN(TestDiagnosis)
+void TestDiagnosis::dqDisplacementOfATwistedRingIsOneMinusCosHalfTheAngleOfItsRadius()
+{
+    // The twist tube's 0.5 / 0.5 ring (x = 1, radius 0.25, its limb radius: the bone root -> twist ends there).
+    // Linear blending puts it at cos(θ/2) of its radius in the half-way direction, dual quaternions at its radius in
+    // the same direction: (1 − cos(θ/2)) · 0.25 apart. The rings off the band move as one joint: 0.
+    const Rig rig = testutil::sample("twist_tube");
+    const RigRuntime rt = buildRuntime(rig, 4);
+    const Mesh& mesh = rig.meshes[0];
+    for (float deg : {90.0f, 150.0f, 180.0f}) {
+        Pose p;
+        p.joints["twist"].rotateDeg = glm::vec3(deg, 0.0f, 0.0f);
+        auto resolved = resolvePose(rig, p);
+        QVERIFY(resolved.ok());
+        Evaluation eval;
+        evaluate(rig, rt, resolved.value(), allMethods(), {}, eval);
+        const DqDisplacement d = measureDqDisplacement(rig, rt, eval);
+        QCOMPARE(d.distance.size(), size_t(1));
+        const double expected = 1.0 - std::cos(double(deg) * kPi / 360.0);
+        size_t ring = 0;
+        for (size_t v = 0; v < mesh.vertexCount(); ++v) {
+            if (std::fabs(mesh.positions[v].x - 1.0f) < 1e-6f) {
+                ++ring;
+                RS_COMPARE_NEAR(rt.meshes[0].limbRadius[v], 0.25, 1e-6);
+                RS_COMPARE_NEAR(d.distance[0][v], 0.25 * expected, 2e-5);
+                RS_COMPARE_NEAR(d.fraction[0][v], expected, 1e-4);
+            } else if (mesh.positions[v].x < 0.5f || mesh.positions[v].x > 1.5f) {
+                QVERIFY2(d.distance[0][v] < 1e-5f, qPrintable(QString::number(d.distance[0][v])));
+            }
+        }
+        QCOMPARE(ring, size_t(33));
+        RS_COMPARE_NEAR(d.maxFraction, expected, 1e-4); // the band's worst is the half-way ring
+        QVERIFY(d.worstMesh == 0 && std::fabs(mesh.positions[d.worstVertex].x - 1.0f) < 1e-6f);
+    }
+    // Without the dual-quaternion surface there is nothing to measure.
+    Evaluation linearOnly;
+    const Method linear[] = {Method::Linear};
+    evaluate(rig, rt, resolvePose(rig, Pose{}).value(), linear, {}, linearOnly);
+    QVERIFY(measureDqDisplacement(rig, rt, linearOnly).distance.empty());
+}
+
 #include "test_diagnosis.moc"

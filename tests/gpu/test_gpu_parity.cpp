@@ -23,6 +23,7 @@
 #include <memory>
 
 #include "rig/analysis/diagnosis/blend_scale.h"
+#include "rig/analysis/diagnosis/dq_displacement.h"
 #include "rig/deform/deform.h"
 #include "rig/io/import.h"
 #include "rig/model/math.h"
@@ -805,6 +806,47 @@ private slots:
         QVERIFY(checked > 0);
         if (caseName == QLatin1String("twist_tube") || caseName == QLatin1String("elbow"))
             QVERIFY2(lost > 0, "the posed tube loses scale somewhere: the row compares more than ones");
+    }
+
+    // The same pass's dual-quaternion displacement against rig::measureDqDisplacement: the distance within 1e-4 of the
+    // rig's size (two float skinnings subtracted), the fraction of the limb radius within 1e-3, undefined alike.
+    void dqDisplacementMatchesTheCpu_data() { blendScaleMatchesTheCpu_data(); }
+    void dqDisplacementMatchesTheCpu()
+    {
+        QFETCH(QString, backend);
+        QFETCH(QString, caseName);
+        if (caseReadsAssets(caseName))
+            REQUIRE_ASSETS();
+        QString error;
+        Evaluated* e = evaluated(backend, caseName, &error);
+        QVERIFY2(e, qPrintable(error));
+        QVERIFY(e->cpu.has(Method::DualQuaternion));
+        const rig::DqDisplacement cpu = rig::measureDqDisplacement(e->c.rig, e->runtime, e->cpu);
+        QCOMPARE(e->extras.dqDisplacement.size(), e->c.rig.meshes.size());
+        float extent = 1e-6f;
+        for (const rig::Mesh& mesh : e->c.rig.meshes)
+            for (const glm::vec3& p : mesh.positions)
+                extent = std::max({extent, std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+        size_t checked = 0, moved = 0;
+        for (size_t m = 0; m < e->c.rig.meshes.size(); ++m) {
+            QCOMPARE(e->extras.dqDisplacement[m].size(), cpu.distance[m].size());
+            for (size_t v = 0; v < cpu.distance[m].size(); ++v) {
+                const float c = cpu.distance[m][v], g = e->extras.dqDisplacement[m][v];
+                const float cf = cpu.fraction[m][v], gf = e->extras.dqFraction[m][v];
+                const QString where = QStringLiteral("mesh %1 v%2: cpu %3 (%4), gpu %5 (%6)").arg(m).arg(v).arg(c).arg(cf).arg(g).arg(gf);
+                QVERIFY2(std::fabs(c - g) <= 1e-4f * extent, qPrintable(where));
+                QVERIFY2((cf < 0.0f) == (gf < 0.0f), qPrintable(where));
+                // The distance's tolerance over the radius, and float rounding of the quotient.
+                const float radius = e->runtime.meshes[m].limbRadius[v];
+                if (cf >= 0.0f)
+                    QVERIFY2(std::fabs(cf - gf) <= 1e-4f * extent / radius + 1e-5f * cf, qPrintable(where));
+                ++checked;
+                moved += c > 1e-3f * extent ? 1 : 0;
+            }
+        }
+        QVERIFY(checked > 0);
+        if (caseName == QLatin1String("twist_tube") || caseName == QLatin1String("elbow"))
+            QVERIFY2(moved > 0, "the posed tube's dual quaternions move some vertex: the row compares more than zeros");
     }
 
     // The edge cases really happen in the rows above (otherwise those rows would prove little).

@@ -131,6 +131,13 @@ void TestPanels::vertexPanelShowsRawWeightsAndErrors()
     QTRY_VERIFY_WITH_TIMEOUT(evaluated.count() > 0 && doc.evaluationCurrent(), 20000);
     const QString why = panel.text();
     QVERIFY2(why.contains(QStringLiteral("Why (linear): collapse: linear blending keeps 0.323 of the neighbourhood")), qPrintable(why));
+    // Dual quaternions put the ring at its radius, turned by α = 2 atan2(0.4 sin 75°, 0.6 + 0.4 cos 75°); linear
+    // blending at 0.6 + 0.4 e^{i150°} of it: |e^{iα} − (0.6 + 0.4 e^{i150°})| of the limb radius (0.25: the bone root ->
+    // twist passes through the ring's centre).
+    const double pi = 3.14159265358979323846, h = 75.0 * pi / 180.0;
+    const double alpha = 2.0 * std::atan2(0.4 * std::sin(h), 0.6 + 0.4 * std::cos(h));
+    const double gap = std::hypot(std::cos(alpha) - (0.6 + 0.4 * std::cos(2 * h)), std::sin(alpha) - 0.4 * std::sin(2 * h));
+    QVERIFY2(why.contains(QStringLiteral("/ 0.25 (%1 of it)").arg(gap, 0, 'f', 3)), qPrintable(why + QString::number(gap)));
     // dual-quaternion keeps the ring: its error there is not a collapse.
     doc.setMethod(rig::Method::DualQuaternion);
     QTest::qWait(10);

@@ -85,6 +85,8 @@ private slots:
     void influenceCountViewTellsOneFromTwo();
     void candyWrapperViewIsRedWhereTheTwistedBandShrinks_data();
     void candyWrapperViewIsRedWhereTheTwistedBandShrinks();
+    void dqDisplacementViewIsRedOnTheRingLinearBlendingCollapses_data();
+    void dqDisplacementViewIsRedOnTheRingLinearBlendingCollapses();
     void selectionSetMarkersAreDrawnAndFFramesThem();
     void undoAndRedoFromTheKeyboard();
     void gridWireframeAndAxesGizmoAreDrawn_data();
@@ -261,6 +263,40 @@ void TestViewportTools::candyWrapperViewIsRedWhereTheTwistedBandShrinks()
     auto red = [](QColor p) { return p.red() > 120 && p.green() < 50 && p.blue() < 50; };
     auto green = [](QColor p) { return p.green() > 100 && p.red() < 50 && p.blue() < 70; };
     QVERIFY2(countPixels(img, patch(band, 2), red) > 15, qPrintable(img.pixelColor(band).name()));
+    QVERIFY2(countPixels(img, patch(nearRoot), green) > 30, qPrintable(img.pixelColor(nearRoot).name()));
+}
+
+void TestViewportTools::dqDisplacementViewIsRedOnTheRingLinearBlendingCollapses_data()
+{
+    guitest::addBackendRows();
+}
+
+void TestViewportTools::dqDisplacementViewIsRedOnTheRingLinearBlendingCollapses()
+{
+    // "twist" turned 180°: linear blending pulls the even ring at x = 1 onto the axis, dual quaternions keep it at its
+    // radius: the whole limb radius apart (red from half of it). Near the root the two agree (0: green). Drawn with
+    // dual quaternions' positions, so that the ring is there to look at.
+    QFETCH(QString, api);
+    Window win;
+    QVERIFY(win.doc.openSample(QStringLiteral("twist_tube")));
+    rig::Pose pose;
+    pose.joints["twist"].rotateDeg = glm::vec3(180.0f, 0.0f, 0.0f);
+    QVERIFY(win.doc.setPose(pose));
+    win.doc.setShading(viewer::Shading::DqDisplacement);
+    win.doc.setMethod(rig::Method::DualQuaternion);
+    app::DisplaySettings d = win.doc.display();
+    d.manipulator = false;
+    win.doc.setDisplay(d);
+    win.doc.setSelectedJoint(-1);
+    QVERIFY(win.open(api));
+    const QPoint ring = guitest::project(win.vp, tubePointFacing(win.vp, 1.0f));
+    const QPoint nearRoot = guitest::project(win.vp, tubePointFacing(win.vp, 0.2f));
+    QTest::qWait(50);
+    const QImage img = win.grab();
+    img.save(QDir::temp().filePath(QStringLiteral("rigscope-test-dq-displacement-%1.png").arg(api)));
+    auto red = [](QColor p) { return p.red() > 120 && p.green() < 50 && p.blue() < 50; };
+    auto green = [](QColor p) { return p.green() > 100 && p.red() < 50 && p.blue() < 70; };
+    QVERIFY2(countPixels(img, patch(ring, 2), red) > 15, qPrintable(img.pixelColor(ring).name()));
     QVERIFY2(countPixels(img, patch(nearRoot), green) > 30, qPrintable(img.pixelColor(nearRoot).name()));
 }
 

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 
+#include "rig/analysis/diagnosis/dq_displacement.h"
+
 namespace viewer {
 
 namespace {
@@ -341,12 +343,18 @@ rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& r
     for (size_t m = 0; m < meshCount; ++m) {
         const rig::MeshRuntime& mr = runtime.meshes[m];
         const GpuMeshRange& r = pack.meshes[m];
+        float largestRadius = 0.0f;
+        for (float x : mr.limbRadius)
+            largestRadius = std::max(largestRadius, x);
         for (size_t v = 0; v < r.vertexCount; ++v) {
             const glm::vec3 c = v < mr.centers.size() ? mr.centers[v] : rig.meshes[m].positions[v];
             uint32_t* g = &gradients[N + 1 + 4 * gradientEntry + 4 * (r.vertexBegin + v)];
             g[0] = floatBits(c.x);
             g[1] = floatBits(c.y);
             g[2] = floatBits(c.z);
+            // The limb radius, 0 where measureDqDisplacement leaves the fraction undefined.
+            const float radius = v < mr.limbRadius.size() ? mr.limbRadius[v] : 0.0f;
+            g[3] = floatBits(radius > rig::kMinLimbRadiusFraction * largestRadius && radius > 0.0f ? radius : 0.0f);
         }
     }
     if (deltas.empty())
@@ -645,7 +653,7 @@ bool GpuDeformer::buildPipelines(std::string* error)
           B::bufferLoad(7, cs, m_bindReference), B::bufferLoad(8, cs, m_rest), B::bufferLoad(9, cs, m_positions)}},
         {"deform_blend_scale",
          {params, layout, B::bufferLoad(2, cs, m_paletteBuffer), B::bufferLoad(3, cs, m_influences),
-          B::bufferStore(4, cs, m_blendScale)}},
+          B::bufferStore(4, cs, m_blendScale), B::bufferLoad(5, cs, m_morphed), B::bufferLoad(6, cs, m_gradients)}},
     };
     for (int p = 0; p < PassCount; ++p) {
         const QShader shader = loadShader(specs[p].shader);

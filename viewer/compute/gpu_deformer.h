@@ -169,8 +169,9 @@ public:
     QRhiBuffer* boundsBuffer() const { return m_bounds; }
     QRhiBuffer* indexBuffer() const { return m_indices; }
     QRhiBuffer* rawInfluencesBuffer() const { return m_rawInfluences; }
-    /// vec4 × N: (scale, volume, 0, 0) of linear blending in this pose (rig/analysis/diagnosis/blend_scale.h; scale
-    /// -1 where undefined), whatever the method.
+    /// vec4 × N: (scale, volume) of linear blending in this pose (rig/analysis/diagnosis/blend_scale.h; scale -1
+    /// where undefined), and (distance, fraction of the limb radius) between the dual-quaternion and the linear
+    /// positions (dq_displacement.h; fraction -1 where undefined), whatever the method.
     QRhiBuffer* blendScaleBuffer() const { return m_blendScale; }
     /// The morphed bind-space attributes: [0, N) positions (w = 1), [N, 2N) normals, [2N, 3N) tangents; vec4 each.
     QRhiBuffer* morphedBuffer() const { return m_morphed; }

@@ -174,11 +174,17 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
                 const glm::vec4* bs = asVec4(blend.data);
                 extras->blendScale.resize(meshCount);
                 extras->blendVolume.resize(meshCount);
+                extras->dqDisplacement.resize(meshCount);
+                extras->dqFraction.resize(meshCount);
                 extras->blendScale[m].resize(n);
                 extras->blendVolume[m].resize(n);
+                extras->dqDisplacement[m].resize(n);
+                extras->dqFraction[m].resize(n);
                 for (size_t v = 0; v < n; ++v) {
                     extras->blendScale[m][v] = bs[vb + v].x;
                     extras->blendVolume[m][v] = bs[vb + v].y;
+                    extras->dqDisplacement[m][v] = bs[vb + v].z;
+                    extras->dqFraction[m][v] = bs[vb + v].w;
                 }
             }
             if (first) {

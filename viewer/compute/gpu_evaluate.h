@@ -41,6 +41,9 @@ struct GpuEvaluationExtras {
     /// Per mesh, per vertex: the candy-wrapper scale and volume of linear blending (GpuDeformer::blendScaleBuffer;
     /// rig::CandyWrapper's scale and volume).
     std::vector<std::vector<float>> blendScale, blendVolume;
+    /// Per mesh, per vertex: |dual-quaternion − linear| and that over the limb radius (-1: undefined), as
+    /// rig::measureDqDisplacement defines them (the blend-scale buffer's z and w).
+    std::vector<std::vector<float>> dqDisplacement, dqFraction;
 };
 
 /// Evaluates `methods` (as rig::evaluate does: the linear surface always, the ownPositions() surfaces when asked, the
