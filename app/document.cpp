@@ -154,7 +154,6 @@ Document::Job& Document::startJob()
 void Document::openFile(const QString& path, const QString& assetRoot)
 {
     const unsigned generation = ++m_loadGeneration;
-    m_loading = true;
     emit loadStarted(path);
     const int influences = m_display.influences;
     const QString root = assetRoot.isEmpty() ? m_assetRoot : assetRoot;
@@ -169,9 +168,8 @@ void Document::openFile(const QString& path, const QString& assetRoot)
             [this, generation, result = std::move(result), path, refused]() mutable {
                 if (m_loadGeneration != generation)
                     return;
-                m_loading = false;
                 if (!result) {
-                    if (refused.reason.rfind("outside", 0) == 0) {
+                    if (refused.outsideRoot()) {
                         // The folder that would hold both the file and what it refers to: the root to ask about.
                         std::filesystem::path a = std::filesystem::absolute(path.toStdString()).parent_path().lexically_normal();
                         std::filesystem::path b = std::filesystem::path(refused.resolved).parent_path();
@@ -203,7 +201,6 @@ bool Document::openSample(const QString& name)
     }
     ++m_loadGeneration; // a sample replaces any file still loading
     cancelJobs();
-    m_loading = false;
     setLoaded(std::move(result.value()));
     // A sample opens in the pose that shows its lesson (README: "what it shows"), its lesson joint selected; the
     // undo history starts empty (Rest Pose is one step away).

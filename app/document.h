@@ -75,7 +75,6 @@ public:
     // --- the rig ---------------------------------------------------------------------------------------------------
     const LoadedRig* loaded() const { return m_loaded.get(); }
     std::shared_ptr<const LoadedRig> loadedShared() const { return m_loaded; }
-    bool isLoading() const { return m_loading; }
 
     /// Loads a file on a worker thread (the import itself runs in the import worker process); emits loadFinished or
     /// loadFailed. On failure the current rig stays. A newer open (or a sample) cancels a load still running: its
@@ -184,7 +183,6 @@ private:
     int m_selectedVertex = -1;
     int m_selectedJoint = -1;
     SelectionSet m_selectionSet;
-    bool m_loading = false;
     QString m_assetRoot;
     unsigned m_loadGeneration = 0;
     int m_gestures = 0;

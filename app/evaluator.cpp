@@ -134,12 +134,6 @@ bool Evaluator::isPending() const
     return m_pending.has_value() || m_running || m_published != m_generation;
 }
 
-unsigned Evaluator::latestRequest() const
-{
-    std::lock_guard<std::mutex> lock(m_mutex);
-    return m_generation;
-}
-
 void Evaluator::run()
 {
     // Results are reused once nobody else holds them (the GUI keeps the latest, queued calls keep theirs until they

@@ -83,7 +83,6 @@ public:
 
     /// True while a requested evaluation has not been published yet.
     bool isPending() const;
-    unsigned latestRequest() const;
 
 signals:
     /// A new result: of the latest request, or of an earlier one (progress; result->generation tells which). Results

@@ -212,6 +212,8 @@ int serve(int argc, char** argv, const std::function<Result<Rig>(const Request&)
                 payload.push_back('\0');
                 payload += *f;
             }
+            payload.push_back('\0');
+            payload.push_back(char('0' + uint8_t(refused.kind)));
         } else {
             payload = r.error();
         }

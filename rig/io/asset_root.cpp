@@ -107,8 +107,9 @@ AssetRoot::Check AssetRoot::check(const std::string& path) const
 {
     Check c;
     const std::string lexical = lexicalAbsolute(path);
-    auto refuse = [&](std::string where, std::string reason) {
+    auto refuse = [&](std::string where, std::string reason, RefusedReference::Kind kind) {
         c.refused = true;
+        c.refusal.kind = kind;
         c.refusal.resolved = std::move(where);
         c.refusal.reason = std::move(reason);
         std::error_code ec;
@@ -118,29 +119,29 @@ AssetRoot::Check AssetRoot::check(const std::string& path) const
         return c;
     };
     if (m_root.empty())
-        return refuse(lexical, "no asset root allows reading files");
+        return refuse(lexical, "no asset root allows reading files", RefusedReference::Kind::NoRoot);
     // The root as given may itself be reached through a symbolic link (a temporary folder, /home): the lexical path
     // is compared with the root both as given and as resolved; the resolved path below only with the resolved root.
     auto inside = [this](const std::string& p) { return within(m_root, p) || within(m_lexicalRoot, p); };
     if (!inside(lexical))
-        return refuse(lexical, "outside the asset root");
+        return refuse(lexical, "outside the asset root", RefusedReference::Kind::Outside);
     const std::string decoded = percentDecode(path);
     if (decoded != path && !inside(lexicalAbsolute(decoded)))
-        return refuse(lexicalAbsolute(decoded), "outside the asset root once percent-decoded");
+        return refuse(lexicalAbsolute(decoded), "outside the asset root once percent-decoded", RefusedReference::Kind::Outside);
     const std::string real = resolved(lexical);
     if (real.empty()) {
         c.why = "not found";
         return c;
     }
     if (!contains(real))
-        return refuse(real, "outside the asset root through a symbolic link");
+        return refuse(real, "outside the asset root through a symbolic link", RefusedReference::Kind::Outside);
     struct stat st {};
     if (::stat(real.c_str(), &st) != 0) {
         c.why = std::strerror(errno);
         return c;
     }
     if (!S_ISREG(st.st_mode))
-        return refuse(real, "not a regular file");
+        return refuse(real, "not a regular file", RefusedReference::Kind::NotRegular);
     c.ok = true;
     c.canonical = real;
     return c;
@@ -172,6 +173,7 @@ int AssetRoot::open(const std::string& path, Check& out) const
         out.refused = true;
         out.refusal.resolved = out.canonical;
         out.refusal.reason = "changed while it was being opened";
+        out.refusal.kind = RefusedReference::Kind::Changed;
         out.refusal.reference = path;
         out.why = out.refusal.reason;
         return -1;
@@ -188,7 +190,7 @@ std::string refusalMessage(const std::string& model, const RefusedReference& r, 
     if (!r.resolved.empty() && r.resolved != r.reference)
         m += " (" + r.resolved + ")";
     m += ", " + r.reason;
-    if (r.reason.rfind("outside", 0) == 0)
+    if (r.outsideRoot())
         m += " " + (root.empty() ? std::string("(none)") : root) + " (give --asset-root to allow a wider folder)";
     return m;
 }

@@ -22,9 +22,21 @@ namespace rig {
 
 /// A reference the import was not allowed to read.
 struct RefusedReference {
+    /// Why, for the code that acts on it: only Outside is one a wider asset root would allow.
+    enum class Kind : uint8_t {
+        None,       ///< nothing refused
+        NoRoot,     ///< no asset root allows reading files (read from memory)
+        Outside,    ///< outside the asset root (as written, once percent-decoded, or through a symbolic link)
+        NotRegular, ///< not a regular file
+        Changed,    ///< the file changed while it was being opened
+        Absolute,   ///< an absolute path or a URI with a scheme: never part of the asset
+    };
+    static constexpr uint8_t kKindCount = 6;
     std::string reference; ///< as the importer asked for it, relative to the model's folder where it can be
     std::string resolved;  ///< the absolute, normalised (and, if it exists, resolved) path
     std::string reason;    ///< e.g. "outside the asset root", "not a regular file"
+    Kind kind = Kind::None;
+    bool outsideRoot() const { return kind == Kind::Outside; }
 };
 
 class AssetRoot {

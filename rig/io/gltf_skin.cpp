@@ -518,7 +518,8 @@ private:
                 if (scheme || (!u.empty() && u.front() == '/') || percentDecode(std::string(u)).rfind('/', 0) == 0) {
                     if (m_options.refused && m_options.refused->reason.empty())
                         *m_options.refused = RefusedReference{std::string(u.substr(0, 200)), std::string(u.substr(0, 200)),
-                                                              "an absolute path or URI, never part of the asset"};
+                                                              "an absolute path or URI, never part of the asset",
+                                                              RefusedReference::Kind::Absolute};
                     return failure(who + ": external file '" + std::string(u.substr(0, 200)) + "': absolute, refused");
                 }
                 AssetRoot own;

@@ -154,6 +154,7 @@ void TestAssetRoot::dotDotEscapeIsRefused()
     const auto c = root->check(QDir(lib.sub()).filePath(QStringLiteral("../../secret.bin")).toStdString());
     QVERIFY(c.refused);
     QCOMPARE(c.refusal.reason, std::string("outside the asset root"));
+    QVERIFY(c.refusal.kind == rig::RefusedReference::Kind::Outside && c.refusal.outsideRoot());
     // Even a ".." that only leaves sub/ is outside the file's own folder.
     QVERIFY(root->check(QDir(lib.sub()).filePath(QStringLiteral("../data/shared.bin")).toStdString()).refused);
 }
@@ -176,6 +177,7 @@ void TestAssetRoot::percentEncodedEscapeIsRefused()
     const auto c = root->check(QDir(lib.sub()).filePath(QStringLiteral("%2e%2e%2f%2e%2e%2fsecret.bin")).toStdString());
     QVERIFY(c.refused);
     QCOMPARE(c.refusal.reason, std::string("outside the asset root once percent-decoded"));
+    QVERIFY(c.refusal.outsideRoot());
     QCOMPARE(rig::percentDecode("a%20b%2Fc%zz"), std::string("a b/c%zz"));
 }
 
@@ -191,6 +193,7 @@ void TestAssetRoot::symlinkOutIsRefusedSymlinkInIsAllowed()
     const auto o = root->check(out.toStdString());
     QVERIFY(o.refused);
     QCOMPARE(o.refusal.reason, std::string("outside the asset root through a symbolic link"));
+    QVERIFY(o.refusal.outsideRoot());
     QVERIFY(root->check(in.toStdString()).ok);
     // A symbolic link to a folder outside, then a file in it.
     QVERIFY(QFile::link(lib.dir.path(), QDir(lib.sub()).filePath(QStringLiteral("up"))));
@@ -207,6 +210,7 @@ void TestAssetRoot::specialFilesAreRefused()
     const auto c = root->check(fifo.toStdString());
     QVERIFY(c.refused);
     QCOMPARE(c.refusal.reason, std::string("not a regular file"));
+    QVERIFY(c.refusal.kind == rig::RefusedReference::Kind::NotRegular && !c.refusal.outsideRoot()); // a wider root would not help
     rig::AssetRoot::Check opened;
     QCOMPARE(root->open(fifo.toStdString(), opened), -1); // and open() never blocks on it
     QVERIFY(root->check(lib.sub().toStdString()).refused); // a folder is not a file
@@ -266,8 +270,11 @@ void TestAssetRoot::gltfBufferReferences()
         QVERIFY2(r.error().rfind(model.toStdString() + ": ", 0) == 0, r.error().c_str());
     QVERIFY2(r.error().find(expect.toStdString()) != std::string::npos, r.error().c_str());
     QVERIFY(r.error().find('\n') == std::string::npos);
-    if (uri != lib.secret())
+    if (uri != lib.secret()) {
         QVERIFY(!refused.reason.empty()); // handed back through the worker for the app's question
+        // With its kind: what the app acts on (a wider root would allow it), not the words.
+        QVERIFY2(refused.outsideRoot(), refused.reason.c_str());
+    }
 }
 
 void TestAssetRoot::glbExternalBufferOutsideIsRefused()

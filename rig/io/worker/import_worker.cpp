@@ -449,7 +449,7 @@ Result<Rig> importInWorker(const WorkerJob& job, const ImportOptions& options)
         return fail(oneLine ? std::string(payload) : name + ": the import failed");
     }
     if (header.kind == uint32_t(worker::ReplyKind::Refused)) {
-        // message \0 reference \0 resolved \0 reason
+        // message \0 reference \0 resolved \0 reason \0 kind (one decimal digit)
         std::vector<std::string_view> fields;
         size_t start = 0;
         for (size_t i = 0; i <= payload.size(); ++i)
@@ -457,10 +457,12 @@ Result<Rig> importInWorker(const WorkerJob& job, const ImportOptions& options)
                 fields.push_back(payload.substr(start, i - start));
                 start = i + 1;
             }
-        if (fields.size() != 4 || fields[0].empty() || fields[0].find_first_of("\n\r") != std::string_view::npos)
+        if (fields.size() != 5 || fields[0].empty() || fields[0].find_first_of("\n\r") != std::string_view::npos ||
+            fields[4].size() != 1 || fields[4][0] < '1' || fields[4][0] >= char('0' + RefusedReference::kKindCount))
             return fail(name + ": the import worker sent an invalid reply");
         if (options.refused)
-            *options.refused = RefusedReference{std::string(fields[1]), std::string(fields[2]), std::string(fields[3])};
+            *options.refused = RefusedReference{std::string(fields[1]), std::string(fields[2]), std::string(fields[3]),
+                                                RefusedReference::Kind(fields[4][0] - '0')};
         return fail(std::string(fields[0]));
     }
     if (header.kind != uint32_t(worker::ReplyKind::Rig))

@@ -15,8 +15,8 @@
 //
 // Reply, on fd 3, once: a 24-byte header {magic 'RSIW', protocol version, kind, 0, payload bytes (u64)} then the
 // payload: a serialized rig (rig_serialize.h) for kind Rig, the one-line message for kind Error, and for kind Refused
-// (a reference outside the asset root) four NUL-separated fields: the message, the reference, the resolved path, the
-// reason. The worker then
+// (a reference the asset root refused) five NUL-separated fields: the message, the reference, the resolved path, the
+// reason, and RefusedReference::Kind as one decimal digit. The worker then
 // exits with status 0. Anything else (no reply, a short or malformed one, a signal, another exit status) is a failed
 // import; the client turns each case into one line naming the file.
 #pragma once
@@ -26,7 +26,7 @@
 namespace rig::worker {
 
 inline constexpr uint32_t kReplyMagic = 0x57495352u; // "RSIW" little-endian
-inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kProtocolVersion = 3; ///< 3: the refusal's kind
 inline constexpr int kReplyFd = 3;
 inline constexpr int kMemoryFd = 4;
 inline constexpr const char* kExecutableName = "rigscope-import";
