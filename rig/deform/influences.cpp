@@ -65,30 +65,36 @@ InfluenceStream buildInfluenceStream(const Mesh& mesh, size_t jointCount, int pe
             s.joints[v * k + j] = uint16_t(best[j].joint);
             w[j] = float(double(best[j].weight) / sum);
         }
-        // The float sum, added in slot order (the order every skinning kernel blends in), is made exactly 1: then
-        // identity skin matrices (the bind pose) give back every authored position bit for bit. The last (smallest)
-        // slot takes 1 - (sum of the others), which is exact (Sterbenz: that sum is in [0.5, 2]); when that would not
-        // be positive (a last weight below the rounding error), the largest weight moves by single ulps instead.
-        if (count > 1) {
-            float head = 0.0f;
-            for (size_t j = 0; j + 1 < count; ++j)
-                head += w[j];
-            const float last = 1.0f - head;
-            if (last > 0.0f) {
-                w[count - 1] = last;
-            } else {
-                for (int step = 0; step < 64; ++step) {
-                    float total = 0.0f;
-                    for (size_t j = 0; j < count; ++j)
-                        total += w[j];
-                    if (total == 1.0f)
-                        break;
-                    w[0] = std::nextafter(w[0], total > 1.0f ? 0.0f : 2.0f);
-                }
-            }
-        }
+        // Exactly 1 added in slot order: then identity skin matrices (the bind pose) give back every authored
+        // position bit for bit.
+        sumToOneInSlotOrder(w, count);
     }
     return s;
+}
+
+void sumToOneInSlotOrder(float* w, size_t count)
+{
+    // The last (smallest) slot takes 1 - (sum of the others), which is exact (Sterbenz: that sum is in [0.5, 2]);
+    // when that would not be positive (a last weight below the rounding error), the largest weight moves by single
+    // ulps instead.
+    if (count < 2)
+        return;
+    float head = 0.0f;
+    for (size_t j = 0; j + 1 < count; ++j)
+        head += w[j];
+    const float last = 1.0f - head;
+    if (last > 0.0f) {
+        w[count - 1] = last;
+        return;
+    }
+    for (int step = 0; step < 64; ++step) {
+        float total = 0.0f;
+        for (size_t j = 0; j < count; ++j)
+            total += w[j];
+        if (total == 1.0f)
+            break;
+        w[0] = std::nextafter(w[0], total > 1.0f ? 0.0f : 2.0f);
+    }
 }
 
 } // namespace rig

@@ -25,6 +25,11 @@ struct InfluenceStream {
     size_t truncatedVertices = 0;  ///< vertices that had more than K valid influences
 };
 
+/// Makes count weights (> 0, largest first, summing to about 1) add to exactly 1.0f in slot order — the order every
+/// skinning kernel blends in — by giving the last the rounding residue (or, where that would not stay positive,
+/// moving the first by ulps).
+void sumToOneInSlotOrder(float* w, size_t count);
+
 /// Builds the stream for `mesh`, whose skin has `jointCount` joints (ignored for unskinned meshes).
 /// perVertex must be 4 or 8; jointCount must be < 65535.
 InfluenceStream buildInfluenceStream(const Mesh& mesh, size_t jointCount, int perVertex);
