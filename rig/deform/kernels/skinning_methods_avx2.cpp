@@ -1092,9 +1092,14 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
         perVertex(v, last);
         break;
     }
-    case Method::DualQuaternion: {
+    case Method::DualQuaternion:
+    case Method::CenterOfRotation: {
         const float* dq = tables.dualQuaternions; // per joint: real (x y z w), dual (x y z w)
         auto flagged = [&](size_t v) { return dqFallback<K>(tables, joints, weights, v, 1); };
+        // Centres of rotation (as the scalar path): the same rotation and stretch blends, the position
+        // Q S (p - c) + A c instead of the dual part's translation.
+        const float* centers = job.method == Method::CenterOfRotation ? reinterpret_cast<const float*>(job.centers.data())
+                                                                      : nullptr;
         // One vertex at a time.
         auto runDq = [&](size_t from, size_t to) {
             for (size_t v = from; v < to; ++v) {
@@ -1141,11 +1146,22 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
                     const __m128 t = _mm_mul_ps(_mm_set1_ps(2.0f), cross3(u, x));
                     return _mm_add_ps(_mm_fmadd_ps(rw, t, x), cross3(u, t));
                 };
-                const __m128 pos = _mm_add_ps(rotate(s.dir(inP + 3 * v)), tr);
+                __m128 pos;
+                if (centers) {
+                    const Affine34 a = blend<K>(pal, j, w);
+                    const __m128 c = load3(centers + 3 * v);
+                    pos = _mm_add_ps(rotate(s.dir(_mm_sub_ps(load3(inP + 3 * v), c))), _mm_add_ps(a.dir(c), a.t));
+                } else {
+                    pos = _mm_add_ps(rotate(s.dir(inP + 3 * v)), tr);
+                }
                 const __m128 nrm = normalize3(rotate(s.cofactorTimes(inN + 3 * v)));
                 out.write(v, pos, nrm, tangents ? normalize3(rotate(s.dir(tangentIn(v)))) : zero, SkinFlagNone);
             }
         };
+        if (centers) { // no block path: one vertex at a time
+            runDq(first, last);
+            break;
+        }
         // Eight at a time, one vertex per lane (dqBlock8), where no vertex of the eight has a singular or mirrored
         // joint and none's blend vanishes; otherwise, and for the rest, one at a time.
         const bool flaggedJoints = tables.anySingular || tables.anyMirrored;
@@ -1186,52 +1202,6 @@ void run(const SkinJob& job, const PaletteMatrix* pal, const MethodTables& table
             b += 8;
         }
         runDq(b, last);
-        break;
-    }
-    case Method::CenterOfRotation: {
-        // One vertex at a time, as the scalar path: the rotation blend of the dual quaternions' real parts (their
-        // dual parts are loaded and left), the stretch blend, Q S (p - c) + A c.
-        const float* dq = tables.dualQuaternions;
-        const float* centers = reinterpret_cast<const float*>(job.centers.data());
-        const __m128 signBit = _mm_set_ss(-0.0f);
-        const __m128 keep3 = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
-        for (size_t v = first; v < last; ++v) {
-            const uint16_t* j = joints + K * v;
-            const float* w = weights + K * v;
-            const Affine34 a = blend<K>(pal, j, w);
-            if ((tables.anySingular || tables.anyMirrored) && dqFallback<K>(tables, joints, weights, v, 1)) {
-                out.write(v, a.point(inP + 3 * v), normalize3(a.dir(inN + 3 * v)),
-                          tangents ? normalize3(a.dir(tangentIn(v))) : zero, SkinFlagDqFallback);
-                continue;
-            }
-            const __m128 pivot = _mm_load_ps(dq + 8 * size_t(j[0]));
-            __m128 real = _mm_setzero_ps();
-            for (int i = 0; i < K; ++i) {
-                const __m128 q = _mm_load_ps(dq + 8 * size_t(j[i]));
-                const __m128 d = _mm_dp_ps(q, pivot, 0xF1);
-                const __m128 sw = _mm_xor_ps(_mm_load_ss(w + i), _mm_and_ps(_mm_cmp_ss(d, _mm_setzero_ps(), _CMP_LT_OQ), signBit));
-                real = _mm_fmadd_ps(_mm_broadcastss_ps(sw), q, real);
-            }
-            const float len = std::sqrt(_mm_cvtss_f32(_mm_dp_ps(real, real, 0xF1)));
-            if (!(len > 1e-12f) || !std::isfinite(len)) {
-                out.write(v, zero, zero, zero, SkinFlagSingular);
-                if (out.t)
-                    _mm_storeu_ps(out.t + 4 * v, zero);
-                continue;
-            }
-            real = _mm_mul_ps(real, _mm_set1_ps(1.0f / len));
-            const __m128 u = _mm_and_ps(real, keep3);
-            const __m128 rw = _mm_shuffle_ps(real, real, 0xFF);
-            auto rotate = [&](__m128 x) {
-                const __m128 t = _mm_mul_ps(_mm_set1_ps(2.0f), cross3(u, x));
-                return _mm_add_ps(_mm_fmadd_ps(rw, t, x), cross3(u, t));
-            };
-            const Affine34 s = blend<K>(tables.stretch, j, w);
-            const __m128 c = load3(centers + 3 * v);
-            const __m128 pos = _mm_add_ps(rotate(s.dir(_mm_sub_ps(load3(inP + 3 * v), c))), _mm_add_ps(a.dir(c), a.t));
-            const __m128 nrm = normalize3(rotate(s.cofactorTimes(inN + 3 * v)));
-            out.write(v, pos, nrm, tangents ? normalize3(rotate(s.dir(tangentIn(v)))) : zero, SkinFlagNone);
-        }
         break;
     }
     case Method::Linear:
