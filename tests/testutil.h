@@ -3,6 +3,7 @@
 
 #include <QtTest/QtTest>
 #include <QFileInfo>
+#include <QProcess>
 
 #include <cmath>
 #include <fstream>
@@ -45,6 +46,32 @@ inline QString assetsMissing()
                                   : QStringLiteral("the real rigs' folder %1 is absent (set RIGSCOPE_ASSETS_DIR to "
                                                    "another): this test reads them")
                                         .arg(dir);
+}
+
+/// What a run of the real binary gave: its exit status (-1: it did not finish in time; -2: it crashed), stdout, stderr.
+struct RigscopeOutput {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+/// Runs the real binary with `args`; `env` replaces the process environment when given. Killed after `timeoutMs`.
+inline RigscopeOutput runRigscope(const QStringList& args, const QProcessEnvironment* env = nullptr, int timeoutMs = 120000)
+{
+    QProcess p;
+    if (env)
+        p.setProcessEnvironment(*env);
+    p.start(QStringLiteral(RIGSCOPE_BINARY), args);
+    RigscopeOutput o;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return o;
+    }
+    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    o.out = p.readAllStandardOutput();
+    o.err = p.readAllStandardError();
+    return o;
 }
 
 /// Loads a built-in sample or fails the test.

@@ -27,25 +27,11 @@ const CheckFinding* findingOf(const CheckResult& r, std::string_view code)
     return nullptr;
 }
 
-struct Output {
-    int exitCode = -1;
-    QByteArray out, err;
-};
+using Output = testutil::RigscopeOutput;
 
 Output runCheck(const QStringList& args)
 {
-    QProcess p;
-    p.start(QStringLiteral(RIGSCOPE_BINARY), QStringList{QStringLiteral("check")} + args);
-    Output o;
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        p.waitForFinished();
-        return o;
-    }
-    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    o.out = p.readAllStandardOutput();
-    o.err = p.readAllStandardError();
-    return o;
+    return testutil::runRigscope(QStringList{QStringLiteral("check")} + args, nullptr, 300000);
 }
 
 Rig importOrFail(const std::string& path)

@@ -17,30 +17,8 @@
 
 namespace {
 
-struct Output {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-/// Runs the real binary; `env` replaces the process environment when given.
-Output runRigscope(const QStringList& args, const QProcessEnvironment* env = nullptr)
-{
-    QProcess p;
-    if (env)
-        p.setProcessEnvironment(*env);
-    p.start(QStringLiteral(RIGSCOPE_BINARY), args);
-    Output o;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return o;
-    }
-    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    o.out = p.readAllStandardOutput();
-    o.err = p.readAllStandardError();
-    return o;
-}
+using testutil::runRigscope;
+using Output = testutil::RigscopeOutput;
 
 QJsonObject parse(const Output& o)
 {

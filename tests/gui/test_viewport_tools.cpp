@@ -70,6 +70,24 @@ struct Window {
             qWarning("grab failed: %s", qPrintable(err));
         return img.scaled(vp->size()); // logical pixels, as the projections
     }
+    /// The twist tube with "twist" turned `degrees` about its bone, shaded `shading`, drawn with dual quaternions'
+    /// positions (the band stays at its radius), no manipulator, no joint selected; then open().
+    bool openTwistedTube(const QString& api, float degrees, viewer::Shading shading)
+    {
+        if (!doc.openSample(QStringLiteral("twist_tube")))
+            return false;
+        rig::Pose pose;
+        pose.joints["twist"].rotateDeg = glm::vec3(degrees, 0.0f, 0.0f);
+        if (!doc.setPose(pose))
+            return false;
+        doc.setShading(shading);
+        doc.setMethod(rig::Method::DualQuaternion);
+        app::DisplaySettings d = doc.display();
+        d.manipulator = false;
+        doc.setDisplay(d);
+        doc.setSelectedJoint(-1);
+        return open(api);
+    }
 };
 
 } // namespace
@@ -242,17 +260,7 @@ void TestViewportTools::candyWrapperViewIsRedWhereTheTwistedBandShrinks()
     // method shown.
     QFETCH(QString, api);
     Window win;
-    QVERIFY(win.doc.openSample(QStringLiteral("twist_tube")));
-    rig::Pose pose;
-    pose.joints["twist"].rotateDeg = glm::vec3(120.0f, 0.0f, 0.0f);
-    QVERIFY(win.doc.setPose(pose));
-    win.doc.setShading(viewer::Shading::BlendScale);
-    win.doc.setMethod(rig::Method::DualQuaternion);
-    app::DisplaySettings d = win.doc.display();
-    d.manipulator = false;
-    win.doc.setDisplay(d);
-    win.doc.setSelectedJoint(-1);
-    QVERIFY(win.open(api));
+    QVERIFY(win.openTwistedTube(api, 120.0f, viewer::Shading::BlendScale));
     // The even ring's surface is at half the radius: aim at a point on it.
     const glm::vec3 onTube = tubePointFacing(win.vp, 1.0f);
     const QPoint band = guitest::project(win.vp, glm::vec3(1.0f, 0.0f, 0.0f) + 0.5f * (onTube - glm::vec3(1.0f, 0.0f, 0.0f)));
@@ -278,17 +286,7 @@ void TestViewportTools::dqDisplacementViewIsRedOnTheRingLinearBlendingCollapses(
     // dual quaternions' positions, so that the ring is there to look at.
     QFETCH(QString, api);
     Window win;
-    QVERIFY(win.doc.openSample(QStringLiteral("twist_tube")));
-    rig::Pose pose;
-    pose.joints["twist"].rotateDeg = glm::vec3(180.0f, 0.0f, 0.0f);
-    QVERIFY(win.doc.setPose(pose));
-    win.doc.setShading(viewer::Shading::DqDisplacement);
-    win.doc.setMethod(rig::Method::DualQuaternion);
-    app::DisplaySettings d = win.doc.display();
-    d.manipulator = false;
-    win.doc.setDisplay(d);
-    win.doc.setSelectedJoint(-1);
-    QVERIFY(win.open(api));
+    QVERIFY(win.openTwistedTube(api, 180.0f, viewer::Shading::DqDisplacement));
     const QPoint ring = guitest::project(win.vp, tubePointFacing(win.vp, 1.0f));
     const QPoint nearRoot = guitest::project(win.vp, tubePointFacing(win.vp, 0.2f));
     QTest::qWait(50);
