@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QStringList>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,8 @@
 #include "rig/analysis/audit.h"
 #include "rig/analysis/diagnosis/blend_scale.h"
 #include "rig/analysis/diagnosis/clip_scan.h"
+#include "rig/analysis/format_difference.h"
+#include "rig/deform/engine_profiles.h"
 #include "rig/deform/deform.h"
 #include "rig/io/import.h"
 #include "rig/platform/parallel.h"
@@ -48,6 +51,38 @@ QStringList argList(int argc, char** argv)
     for (int i = 2; i < argc; ++i) // skip the subcommand
         args << QString::fromLocal8Bit(argv[i]);
     return args;
+}
+
+std::string profileList()
+{
+    std::string ids;
+    for (const rig::EngineProfile& e : rig::engineProfiles())
+        ids += (ids.empty() ? "" : ", ") + std::string(e.id);
+    return ids;
+}
+
+/// --formats: "all", "none" or comma-separated profile ids (each once).
+rig::Result<std::vector<const rig::EngineProfile*>> parseProfiles(const QString& list)
+{
+    std::vector<const rig::EngineProfile*> out;
+    if (list == QLatin1String("none"))
+        return out;
+    if (list == QLatin1String("all")) {
+        for (const rig::EngineProfile& e : rig::engineProfiles())
+            if (e.id != "reference")
+                out.push_back(&e);
+        return out;
+    }
+    for (const QString& id : list.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const rig::EngineProfile* e = rig::findEngineProfile(id.trimmed().toStdString());
+        if (!e)
+            return rig::fail("no profile '" + id.trimmed().toStdString() + "' (" + profileList() + ", or all, none)");
+        if (std::find(out.begin(), out.end(), e) == out.end())
+            out.push_back(e);
+    }
+    if (out.empty())
+        return rig::fail("no profile given (all, none, or ids)");
+    return out;
 }
 
 rig::Result<std::vector<rig::Method>> parseMethods(const QString& list)
@@ -141,6 +176,25 @@ void printScan(std::ostream& os, const rig::Rig& rig, const rig::ClipScan& scan)
     }
 }
 
+void printFormats(std::ostream& os, const std::vector<rig::FormatComparison>& formats)
+{
+    os << "\nruntime formats against float x8 (every method; bytes per vertex for linear):\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-16s %3s %-8s %10s %12s %12s %10s\n", "profile", "K", "weights", "bytes/vert",
+                  "max pos err", "max nrm err", "changed");
+    os << line;
+    for (const rig::FormatComparison& f : formats) {
+        double bytes = 0.0;
+        for (const rig::FormatMethodDifference& d : f.methods)
+            if (d.method == rig::Method::Linear)
+                bytes = d.bytesPerVertex;
+        std::snprintf(line, sizeof line, "  %-16s %3d %-8s %10.0f %12.3g %11.3g° %10zu\n", f.profile.c_str(),
+                      f.format.influences, std::string(rig::weightEncodingId(f.format.weights)).c_str(), bytes,
+                      double(f.maxPositionError), double(f.maxNormalErrorDeg), f.verticesChanged);
+        os << line;
+    }
+}
+
 } // namespace
 
 /// The options of rigscope report, shared by the parser and the help text.
@@ -156,6 +210,15 @@ struct ReportCli {
     QCommandLineOption influences{QStringLiteral("influences"),
         QStringLiteral("Runtime influences per vertex: 4 (default) or 8."),
         QStringLiteral("K"), QStringLiteral("4")};
+    QCommandLineOption profile{QStringLiteral("profile"),
+        QStringLiteral("Skin with an engine's runtime format (README \"Runtime formats\"): float32, unorm8, "
+        "unorm16, unorm11_11_10, threejs, unity-1, unity-2, unity-4, unreal-4, unreal-8, unreal-8-16bit, reference. "
+        "Instead of --influences."),
+        QStringLiteral("NAME")};
+    QCommandLineOption formats{QStringLiteral("formats"),
+        QStringLiteral("Profiles compared with the float reference in the report (JSON: \"formats\"): all "
+        "(default), none, or comma-separated ids."),
+        QStringLiteral("IDS"), QStringLiteral("all")};
     QCommandLineOption noMorphNormals{QStringLiteral("no-morph-normals"),
         QStringLiteral("Morph positions only (ignore normal/tangent deltas).")};
     QCommandLineOption device{QStringLiteral("device"),
@@ -184,8 +247,8 @@ struct ReportCli {
         p.addHelpOption();
         p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file (glTF, GLB, FBX, Collada, X, ...)."),
                                 QStringLiteral("<file | --sample NAME>"));
-        p.addOptions({sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend, assetRoot, clip, scan,
-                      step});
+        p.addOptions({sample, pose, methods, perVertex, json, influences, profile, formats, noMorphNormals, device, backend,
+                      assetRoot, clip, scan, step});
     }
 };
 
@@ -201,8 +264,8 @@ int runReport(int argc, char** argv)
     QCommandLineParser p;
     const ReportCli cli;
     cli.addTo(p);
-    const auto& [sample, pose, methods, perVertex, json, influences, noMorphNormals, device, backend, assetRoot, clip, scan,
-                 step] = cli;
+    const auto& [sample, pose, methods, perVertex, json, influences, profile, formats, noMorphNormals, device, backend,
+                 assetRoot, clip, scan, step] = cli;
     if (!p.parse(argList(argc, argv)))
         return failWith(p.errorText().toStdString());
     if (p.isSet(QStringLiteral("help"))) {
@@ -225,6 +288,20 @@ int runReport(int argc, char** argv)
     const int k = p.value(influences).toInt(&kOk);
     if (!kOk || (k != 4 && k != 8))
         return failWith("--influences must be 4 or 8");
+    rig::RuntimeFormat runtimeFormat{k, rig::WeightEncoding::Float};
+    std::string profileId = k == 4 ? "float32" : "reference";
+    if (p.isSet(profile)) {
+        if (p.isSet(influences))
+            return failWith("--profile sets the influences: leave out --influences");
+        const rig::EngineProfile* chosen = rig::findEngineProfile(p.value(profile).toStdString());
+        if (!chosen)
+            return failWith("--profile: no profile '" + p.value(profile).toStdString() + "' (" + profileList() + ")");
+        runtimeFormat = chosen->format;
+        profileId = std::string(chosen->id);
+    }
+    auto formatProfiles = parseProfiles(p.value(formats));
+    if (!formatProfiles)
+        return failWith("--formats: " + formatProfiles.error());
     auto methodList = parseMethods(p.value(methods));
     if (!methodList)
         return failWith(methodList.error());
@@ -287,10 +364,17 @@ int runReport(int argc, char** argv)
 
     rig::DeformSettings settings;
     settings.morphNormals = !p.isSet(noMorphNormals);
-    const rig::RigRuntime runtime = rig::buildRuntime(rigData, k);
+    const rig::RigRuntime runtime = rig::buildRuntime(rigData, runtimeFormat);
     rig::Evaluation eval;
     rig::ReportOptions options;
     options.perVertex = p.isSet(perVertex);
+    options.profile = profileId;
+    // Every profile against the float reference, on the CPU whatever the device (the GPU parity tests hold the GPU
+    // to the same numbers).
+    const std::vector<rig::FormatComparison> comparisons =
+        rig::compareFormats(rigData, resolved.value(), methodList.value(), settings, formatProfiles.value());
+    if (!formatProfiles.value().empty())
+        options.formats = &comparisons;
     if (gpu) {
         // Every method on the GPU, read back into the same Evaluation the CPU fills.
         viewer::GpuDeformer deformer(gpu->rhi());
@@ -318,6 +402,8 @@ int runReport(int argc, char** argv)
         printSummary(std::cout, rigData, runtime, eval, audit);
         if (options.scan)
             printScan(std::cout, rigData, *options.scan);
+        if (options.formats)
+            printFormats(std::cout, *options.formats);
         if (gpu)
             std::cout << "\ndevice: gpu (" << gpu->description() << ")\n";
         return 0;

@@ -113,14 +113,27 @@ bool Evaluation::has(Method m) const
 
 RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex, const RuntimeBuildControl& control)
 {
+    return buildRuntime(rig, RuntimeFormat{influencesPerVertex, WeightEncoding::Float}, control);
+}
+
+RigRuntime buildRuntime(const Rig& rig, const RuntimeFormat& format, const RuntimeBuildControl& control)
+{
+    assert(format.validate());
+    const int influencesPerVertex = format.influences == 8 ? 8 : 4;
     RigRuntime rt;
     rt.influencesPerVertex = influencesPerVertex;
+    rt.format = format;
     rt.meshes.resize(rig.meshes.size());
     for (size_t m = 0; m < rig.meshes.size(); ++m) {
         const Mesh& mesh = rig.meshes[m];
         MeshRuntime& mr = rt.meshes[m];
         const size_t joints = mesh.isSkinned() ? rig.skins[size_t(mesh.skin)].joints.size() : 0;
         mr.stream = buildInfluenceStream(mesh, joints, influencesPerVertex);
+        if (format.influences != influencesPerVertex || format.weights != WeightEncoding::Float) {
+            auto formatted = applyRuntimeFormat(mr.stream, format);
+            assert(formatted); // the format validates and asks for no more slots than the stream has
+            mr.stream = std::move(formatted.value());
+        }
         mr.gradients = buildWeightGradients(mesh.positions, mesh.indices, mr.stream.joints, mr.stream.weights,
                                             influencesPerVertex);
         if (!mesh.uvs.empty())

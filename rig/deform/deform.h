@@ -13,6 +13,7 @@
 
 #include "rig/deform/influences.h"
 #include "rig/deform/joint_frames.h"
+#include "rig/deform/runtime_format.h"
 #include "rig/analysis/baseline.h"
 #include "rig/analysis/carried.h"
 #include "rig/analysis/metrics.h"
@@ -42,7 +43,8 @@ struct MeshRuntime {
 };
 
 struct RigRuntime {
-    int influencesPerVertex = 4;
+    int influencesPerVertex = 4; ///< the kernels' slots per vertex: 4, or 8 when format.influences is 8
+    RuntimeFormat format;        ///< what the streams hold (runtime_format.h): the influences kept and their encoding
     std::vector<MeshRuntime> meshes;
     ReferenceTopology reference;     ///< smoothing groups and adjacency over all meshes (reference.h)
     std::vector<BindReference> bind; ///< per mesh: the reference rebuilt at the bind pose
@@ -57,8 +59,12 @@ struct RuntimeBuildControl {
     std::atomic<size_t>* centersDone = nullptr;
 };
 
-/// Builds the runtime data (K = 4 or 8 influences per vertex), and asks for huge pages under the large arrays that
-/// every evaluation streams through, the rig's own included (adviseHugePages below).
+/// Builds the runtime data for an engine's format (runtime_format.h: `format` must validate): the streams keep
+/// format.influences per vertex in 4 slots (8 when it is 8), encoded and decoded as the format does, and everything
+/// derived from the weights (gradients, centres of rotation, limb radii) is derived from those; then asks for huge
+/// pages under the large arrays that every evaluation streams through, the rig's own included (adviseHugePages).
+RigRuntime buildRuntime(const Rig& rig, const RuntimeFormat& format, const RuntimeBuildControl& control = {});
+/// Float weights, K = 4 or 8 influences per vertex.
 RigRuntime buildRuntime(const Rig& rig, int influencesPerVertex, const RuntimeBuildControl& control = {});
 
 /// Asks the kernel to back the large per-vertex arrays of `rig`'s meshes (bind attributes, indices) and of `rt`

@@ -113,6 +113,11 @@ Result<InfluenceStream> applyRuntimeFormat(const InfluenceStream& in, const Runt
     InfluenceStream out = in;
     const size_t n = k > 0 ? in.weights.size() / k : 0;
     const size_t keep = size_t(f.influences);
+    if (keep < k) { // a vertex now loses influences where its slot `keep` was weighted
+        out.truncatedVertices = 0;
+        for (size_t v = 0; v < n; ++v)
+            out.truncatedVertices += in.weights[v * k + keep] > 0.0f ? 1 : 0;
+    }
     float w[8];
     uint32_t codes[8];
     for (size_t v = 0; v < n; ++v) {

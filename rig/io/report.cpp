@@ -4,6 +4,7 @@
 #include "rig/analysis/diagnosis/clip_scan.h"
 #include "rig/analysis/diagnosis/causes.h"
 #include "rig/analysis/diagnosis/weight_bands.h"
+#include "rig/analysis/format_difference.h"
 #include "rig/analysis/weight_checks.h"
 
 #include <cmath>
@@ -126,7 +127,11 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
     j.key("morph_targets");
     j.integer((long long)rig.morphTargetCount());
     j.key("influences_per_vertex");
-    j.integer(runtime.influencesPerVertex);
+    j.integer(runtime.format.influences);
+    j.key("profile");
+    j.string(options.profile);
+    j.key("weight_encoding");
+    j.string(weightEncodingId(runtime.format.weights));
     j.key("morph_normals");
     j.boolean(settings.morphNormals);
 
@@ -237,6 +242,64 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
         j.endObject();
     };
     auto nodeOrNull = [&](int node) { node >= 0 ? j.string(nodeName(rig, node)) : j.null(); };
+    auto globalVertexRef = [&](size_t global) {
+        size_t mesh = 0;
+        while (mesh + 1 < rig.meshes.size() && global >= rig.meshes[mesh].vertexCount()) {
+            global -= rig.meshes[mesh].vertexCount();
+            ++mesh;
+        }
+        vertexRef(mesh, global);
+    };
+    if (options.formats) {
+        j.key("formats");
+        j.beginObject();
+        j.key("reference");
+        j.beginObject();
+        j.key("influences");
+        j.integer(kReferenceFormat.influences);
+        j.key("weights");
+        j.string(weightEncodingId(kReferenceFormat.weights));
+        j.endObject();
+        const VertexStreamShape shape = vertexStreamShape(rig, runtime);
+        for (const FormatComparison& f : *options.formats) {
+            const EngineProfile* profile = findEngineProfile(f.profile);
+            const EngineProfile p = profile ? *profile : customProfile(f.format);
+            j.key(f.profile);
+            j.beginObject();
+            j.key("influences");
+            j.integer(f.format.influences);
+            j.key("weights");
+            j.string(weightEncodingId(f.format.weights));
+            j.key("index_bits");
+            j.integer(p.indices == IndexWidth::Int32 ? 32 : shape.jointCount <= 256 ? 8 : 16);
+            j.key("max_position_error");
+            j.number(f.maxPositionError);
+            j.key("max_normal_error_deg");
+            j.number(f.maxNormalErrorDeg);
+            j.key("vertices_changed");
+            j.integer((long long)f.verticesChanged);
+            j.key("bytes_per_vertex");
+            j.number(float(bytesPerVertex(p, Method::Linear, shape)));
+            j.key("methods");
+            j.beginObject();
+            for (const FormatMethodDifference& d : f.methods) {
+                j.key(methodId(d.method));
+                j.beginObject();
+                j.key("max_position_error");
+                j.number(d.maxPositionError);
+                j.key("worst_vertex");
+                globalVertexRef(d.worstPositionVertex);
+                j.key("max_normal_error_deg");
+                j.number(d.maxNormalErrorDeg);
+                j.key("bytes_per_vertex");
+                j.number(float(d.bytesPerVertex));
+                j.endObject();
+            }
+            j.endObject();
+            j.endObject();
+        }
+        j.endObject();
+    }
     if (const ClipScan* scan = options.scan) {
         j.key("scan");
         j.beginObject();

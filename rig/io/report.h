@@ -3,6 +3,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "rig/analysis/audit.h"
 #include "rig/deform/deform.h"
@@ -12,12 +13,16 @@
 namespace rig {
 
 struct ClipScan;
+struct FormatComparison;
 
 struct ReportOptions {
     bool perVertex = false;
     const ClipScan* scan = nullptr; ///< written as "scan" when given (rigscope report --scan)
     std::string device = "cpu"; ///< "cpu" or "gpu"
     std::string backend;        ///< GPU backend name when device is "gpu"
+    std::string profile = "custom"; ///< the engine profile `runtime` was built with (engine_profiles.h), or "custom"
+    /// Written as "formats" when given: each profile against the float reference (format_difference.h).
+    const std::vector<FormatComparison>* formats = nullptr;
 };
 
 /// Writes the report. Non-finite numbers and undefined directions are written as null, never NaN.

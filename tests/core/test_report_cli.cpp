@@ -1,6 +1,8 @@
 // `rigscope report` end to end: the real binary, its JSON, its exit status and its messages.
 #include "testutil.h"
 
+#include <cmath>
+
 #include "rig/io/import.h"
 #include "rig/model/pose.h"
 #include "rig/platform/cpu_features.h"
@@ -61,6 +63,8 @@ private slots:
     void undefinedValuesAreNull();
     void humanSummaryWithoutJson();
     void methodsSelection();
+    void formatsCompareEveryProfileWithTheFloatReference();
+    void profileSkinsWithTheEngineFormat();
     void badInputsExitTwoWithOneLine_data();
     void badInputsExitTwoWithOneLine();
     void realAssetAuditSeesRawWeights();
@@ -175,6 +179,63 @@ void TestReportCli::methodsSelection()
     QCOMPARE(parse(o)["methods"].toObject().keys(), QStringList({"cofactor"}));
 }
 
+void TestReportCli::formatsCompareEveryProfileWithTheFloatReference()
+{
+    // The lift strip with its lift joint raised 0.6: one bone per vertex moves the 0.5/0.5 tie 0.3 (README "Runtime
+    // formats"); two bones hold the strip exactly.
+    const QString pose = writeFile(m_dir, "lift.json", R"({"joints": {"lift": {"translate": [0, 0.6, 0]}}})");
+    const Output o = runRigscope({"report", "--sample", "lift_strip", "--pose", pose, "--methods", "linear", "--json", "-"});
+    QCOMPARE(o.exitCode, 0);
+    const QJsonObject report = parse(o);
+    QCOMPARE(report["profile"].toString(), QStringLiteral("float32"));
+    const QJsonObject formats = report["formats"].toObject();
+    QCOMPARE(formats["reference"].toObject()["influences"].toInt(), 8);
+    for (const char* id : {"float32", "unorm8", "unorm16", "unorm11_11_10", "threejs", "unity-1", "unity-2", "unity-4",
+                           "unreal-4", "unreal-8", "unreal-8-16bit"})
+        QVERIFY2(formats.contains(QLatin1String(id)), id);
+    const QJsonObject one = formats["unity-1"].toObject();
+    QVERIFY(std::fabs(one["max_position_error"].toDouble() - 0.3) < 1e-5);
+    QCOMPARE(one["vertices_changed"].toInt(), 39 * 6);
+    QCOMPARE(one["index_bits"].toInt(), 32);
+    QCOMPARE(one["bytes_per_vertex"].toDouble(), 12.0 + 12.0 + 16.0 + 4.0 + 48.0);
+    QCOMPARE(formats["unity-2"].toObject()["max_position_error"].toDouble(), 0.0);
+    QCOMPARE(formats["unity-2"].toObject()["vertices_changed"].toInt(), 0);
+    const int vertices = report["vertices"].toInt();
+    // 11/11/10 keeps a weight exactly when it is a multiple of 1/2048 and below one: i / 40 for i = 5, 10, … 35 (seven
+    // of the 41 columns, six rows); a weight of one becomes 2047/2048 with the rest on a fourth slot.
+    QCOMPARE(formats["unorm11_11_10"].toObject()["vertices_changed"].toInt(), vertices - 7 * 6);
+    QCOMPARE(formats["unorm11_11_10"].toObject()["bytes_per_vertex"].toDouble(), 40.0 + 4.0 + 4.0 + 192.0);
+    const QJsonObject linear = one["methods"].toObject()["linear"].toObject();
+    QVERIFY(std::fabs(linear["max_position_error"].toDouble() - 0.3) < 1e-5);
+    QCOMPARE(linear["worst_vertex"].toObject()["mesh"].toInt(), 0);
+
+    const Output none = runRigscope({"report", "--sample", "lift_strip", "--formats", "none", "--json", "-"});
+    QCOMPARE(none.exitCode, 0);
+    QVERIFY(!parse(none).contains("formats"));
+    const Output some = runRigscope({"report", "--sample", "lift_strip", "--formats", "unorm8,unity-2", "--json", "-"});
+    QCOMPARE(some.exitCode, 0);
+    QCOMPARE(parse(some)["formats"].toObject().keys(), QStringList({"reference", "unity-2", "unorm8"}));
+}
+
+void TestReportCli::profileSkinsWithTheEngineFormat()
+{
+    // --profile builds the runtime with the profile's format, and the report says which; it excludes --influences.
+    const QString pose = writeFile(m_dir, "lift1.json", R"({"joints": {"lift": {"translate": [0, 0.6, 0]}}})");
+    const Output o = runRigscope({"report", "--sample", "lift_strip", "--pose", pose, "--profile", "unity-1",
+                                  "--formats", "none", "--json", "-"});
+    QCOMPARE(o.exitCode, 0);
+    const QJsonObject report = parse(o);
+    QCOMPARE(report["profile"].toString(), QStringLiteral("unity-1"));
+    QCOMPARE(report["influences_per_vertex"].toInt(), 1);
+    QCOMPARE(report["weight_encoding"].toString(), QStringLiteral("float"));
+    const Output both = runRigscope({"report", "--sample", "lift_strip", "--profile", "unity-1", "--influences", "8"});
+    QCOMPARE(both.exitCode, 2);
+    QVERIFY(both.err.contains("--influences"));
+    const Output bad = runRigscope({"report", "--sample", "lift_strip", "--profile", "ps2"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.err.contains("ps2") && bad.err.contains("unorm11_11_10"));
+}
+
 void TestReportCli::badInputsExitTwoWithOneLine_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -183,6 +244,7 @@ void TestReportCli::badInputsExitTwoWithOneLine_data()
     QTest::newRow("bad sample") << QStringList{"report", "--sample", "octopus"} << "octopus";
     QTest::newRow("bad method") << QStringList{"report", "--sample", "ramp", "--methods", "lbs"} << "lbs";
     QTest::newRow("bad influences") << QStringList{"report", "--sample", "ramp", "--influences", "5"} << "influences";
+    QTest::newRow("bad formats") << QStringList{"report", "--sample", "ramp", "--formats", "unorm9"} << "unorm9";
     QTest::newRow("no input") << QStringList{"report"} << "--sample";
     QTest::newRow("missing pose") << QStringList{"report", "--sample", "ramp", "--pose", "/nonexistent/p.json"} << "/nonexistent/p.json";
     QTest::newRow("unknown joint") << QStringList{"report", "--sample", "ramp", "--pose", "UNKNOWN_JOINT_POSE"} << "shoulder";

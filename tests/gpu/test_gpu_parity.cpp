@@ -25,6 +25,7 @@
 #include "rig/analysis/diagnosis/blend_scale.h"
 #include "rig/analysis/diagnosis/dq_displacement.h"
 #include "rig/deform/deform.h"
+#include "rig/deform/engine_profiles.h"
 #include "rig/io/import.h"
 #include "rig/model/math.h"
 #include "rig/model/pose.h"
@@ -45,7 +46,7 @@ constexpr double kErrorDeg = 0.01;
 struct Case {
     rig::Rig rig;
     rig::Pose pose;
-    int influences = 4;
+    rig::RuntimeFormat format{4, rig::WeightEncoding::Float}; ///< the runtime's (engine_profiles.h)
     bool morphNormals = true;
     int dispatchLimit = 0; ///< GpuDeformer::setDispatchLimitForTesting
     /// How many ill-conditioned vertices (see conditioning()) may differ beyond the tolerances in one row.
@@ -112,7 +113,7 @@ Case makeCase(const std::string& name)
         c.pose.morphs["towel_twist"] = 0.7f;
         c.pose.morphs["ripples"] = 0.5f;
         c.pose.joints["bone2"].rotateDeg = glm::vec3(0.0f, 0.0f, 35.0f);
-        c.influences = name == "sheet_k8" ? 8 : 4;
+        c.format.influences = name == "sheet_k8" ? 8 : 4;
         c.morphNormals = name != "sheet_no_morph_normals";
     } else if (name == "twist_tube") {
         c.rig = testutil::sample("twist_tube");
@@ -152,7 +153,7 @@ Case makeCase(const std::string& name)
         if (!loaded.ok())
             qFatal("quad_skin.glb: %s", loaded.error().c_str());
         c.rig = std::move(loaded.value());
-        c.influences = 8;
+        c.format.influences = 8;
         int i = 0;
         for (const rig::Node& node : c.rig.skeleton.nodes)
             c.pose.joints[node.name].rotateDeg = glm::vec3(3.0f * float(i % 5), -4.0f, 6.0f * float(i++ % 3));
@@ -182,6 +183,13 @@ Case makeCase(const std::string& name)
     } else if (name == "composite") {
         c.rig = compositeRig();
         c.pose = clipPose("twist", 0.8);
+    } else if (name.rfind("profile:", 0) == 0) {
+        // "profile:<id>": CesiumMan mid-walk skinned with an engine profile's runtime format.
+        const rig::EngineProfile* profile = rig::findEngineProfile(name.substr(8));
+        if (!profile)
+            qFatal("%s: no such profile", name.c_str());
+        c = makeCase("CesiumMan/cesium_man.gltf@0@1.25");
+        c.format = profile->format;
     } else {
         // Real assets: "<folder>/<file>@<clip>@<time>".
         const QStringList parts = QString::fromStdString(name).split(QLatin1Char('@'));
@@ -199,7 +207,8 @@ Case makeCase(const std::string& name)
 /// Whether a case reads a file of ../shared/assets (makeCase above).
 bool caseReadsAssets(const QString& name)
 {
-    return name.contains(QLatin1Char('/')) || name == QLatin1String("quad_skin_k8") || name == QLatin1String("fox_twisted");
+    return name.contains(QLatin1Char('/')) || name == QLatin1String("quad_skin_k8") || name == QLatin1String("fox_twisted") ||
+           name.startsWith(QLatin1String("profile:"));
 }
 
 const char* const kCaseNames[] = {
@@ -228,6 +237,14 @@ const char* const kCaseNames[] = {
     "RobotExpressive/RobotExpressive.glb@0@0.9",
     "MorphStressTest/glTF/MorphStressTest.gltf@0@1.3",
     "AnimatedMorphSphere/glTF/AnimatedMorphSphere.gltf@0@0.6",
+    // Every engine profile but float32 (the CesiumMan row above) and the reference (sheet_k8's format).
+    "profile:unorm16",
+    "profile:unorm8",
+    "profile:unorm11_11_10",
+    "profile:unity-1",
+    "profile:unity-2",
+    "profile:unreal-8",
+    "profile:unreal-8-16bit",
 };
 
 /// The backends to test: both, or those listed in RIGSCOPE_GPU_BACKENDS (e.g. "vulkan" on a machine without GL).
@@ -447,7 +464,7 @@ class TestGpuParity : public QObject {
             *error = QString::fromStdString(resolved.error());
             return nullptr;
         }
-        e->runtime = rig::buildRuntime(e->c.rig, e->c.influences);
+        e->runtime = rig::buildRuntime(e->c.rig, e->c.format);
         rig::DeformSettings settings;
         settings.morphNormals = e->c.morphNormals;
         rig::evaluate(e->c.rig, e->runtime, resolved.value(), rig::allMethods(), settings, e->cpu);
