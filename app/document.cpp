@@ -69,14 +69,14 @@ void packForGpu(LoadedRig& loaded)
     }
 }
 
-std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& r, int influences, const QString& path, const QString& name,
+std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& r, const rig::RuntimeFormat& format, const QString& path, const QString& name,
                                            const std::atomic<bool>* cancel)
 {
     auto loaded = std::make_shared<LoadedRig>();
     loaded->rig = std::move(r);
     rig::RuntimeBuildControl control;
     control.cancel = cancel; // a cancelled load's result is dropped: its centres of rotation need not finish
-    loaded->runtime = rig::buildRuntime(loaded->rig, influences, control);
+    loaded->runtime = rig::buildRuntime(loaded->rig, format, control);
     loaded->audit = rig::auditRig(loaded->rig, loaded->runtime.bind);
     loaded->weights = rig::checkWeights(loaded->rig);
     loaded->bands = rig::diagnoseWeightBands(loaded->rig);
@@ -89,7 +89,8 @@ std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& r, int influences, const Q
     return loaded;
 }
 
-rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int influences, const std::atomic<bool>* cancel,
+rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, const rig::RuntimeFormat& format,
+                                                    const std::atomic<bool>* cancel,
                                                     const QString& assetRoot, rig::RefusedReference* refused)
 {
     rig::ImportOptions options;
@@ -99,15 +100,15 @@ rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int inf
     auto r = rig::importFile(path.toStdString(), options);
     if (!r)
         return rig::fail(r.error());
-    return finishLoadedRig(std::move(r.value()), influences, path, QFileInfo(path).fileName(), cancel);
+    return finishLoadedRig(std::move(r.value()), format, path, QFileInfo(path).fileName(), cancel);
 }
 
-rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, int influences)
+rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, const rig::RuntimeFormat& format)
 {
     auto r = rig::makeSample(name.toStdString());
     if (!r)
         return rig::fail(r.error());
-    auto loaded = finishLoadedRig(std::move(r.value()), influences, QString(), QStringLiteral("sample: ") + name);
+    auto loaded = finishLoadedRig(std::move(r.value()), format, QString(), QStringLiteral("sample: ") + name);
     loaded->sampleName = name;
     return loaded;
 }
@@ -155,13 +156,13 @@ void Document::openFile(const QString& path, const QString& assetRoot)
 {
     const unsigned generation = ++m_loadGeneration;
     emit loadStarted(path);
-    const int influences = m_display.influences;
+    const rig::RuntimeFormat format = m_display.format;
     const QString root = assetRoot.isEmpty() ? m_assetRoot : assetRoot;
     Job& job = startJob();
     Job* raw = &job;
-    job.thread = std::thread([this, raw, path, influences, generation, root] {
+    job.thread = std::thread([this, raw, path, format, generation, root] {
         rig::RefusedReference refused;
-        auto result = loadRigFile(path, influences, &raw->cancel, root, &refused);
+        auto result = loadRigFile(path, format, &raw->cancel, root, &refused);
         // Back to the GUI thread (dropped if the document is gone). A newer load may have started: then drop this one.
         QMetaObject::invokeMethod(
             this,
@@ -194,7 +195,7 @@ void Document::openFile(const QString& path, const QString& assetRoot)
 
 bool Document::openSample(const QString& name)
 {
-    auto result = loadSample(name, m_display.influences);
+    auto result = loadSample(name, m_display.format);
     if (!result) {
         emit loadFailed(QString::fromStdString(result.error()));
         return false;
@@ -287,12 +288,12 @@ void Document::setDisplay(const DisplaySettings& d)
     if (d == m_display)
         return;
     const bool needsEval = d.morphNormals != m_display.morphNormals;
-    const bool needsRuntime = d.influences != m_display.influences;
+    const bool needsRuntime = d.format != m_display.format;
     m_display = d;
     if (needsRuntime && m_loaded) {
-        // The runtime streams for K influences: built off the GUI thread; the rig, pose and selection stay.
+        // The runtime streams in the new format: built off the GUI thread; the rig, pose and selection stay.
         const std::shared_ptr<const LoadedRig> current = m_loaded;
-        const int k = d.influences;
+        const rig::RuntimeFormat k = d.format;
         Job& job = startJob();
         Job* raw = &job;
         job.thread = std::thread([this, raw, current, k] {
@@ -302,8 +303,8 @@ void Document::setDisplay(const DisplaySettings& d)
             QMetaObject::invokeMethod(
                 this,
                 [this, current, copy, k] {
-                    if (m_loaded != current || m_display.influences != k)
-                        return; // another rig, or another K asked for since
+                    if (m_loaded != current || m_display.format != k)
+                        return; // another rig, or another format asked for since
                     m_loaded = copy;
                     m_result.reset();
                     emit rigChanged();

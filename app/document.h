@@ -119,7 +119,8 @@ public:
 
     // --- display ---------------------------------------------------------------------------------------------------
     const DisplaySettings& display() const { return m_display; }
-    /// Influences per vertex (4 or 8) rebuild the runtime data on a worker thread; rigChanged follows.
+    /// A new runtime format (the influences and weight encoding an engine profile keeps) rebuilds the runtime data on
+    /// a worker thread; rigChanged follows.
     void setDisplay(const DisplaySettings& d);
     void setMethod(rig::Method m);
     void setViewMode(ViewMode v);
@@ -205,14 +206,14 @@ private:
 
 /// Loads a file (in the import worker) and builds its runtime data. Thread-safe; no Qt GUI use. Errors read
 /// "<path>: <reason>". `cancel`, when set and it turns true, stops the import ("<path>: cancelled").
-rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, int influences,
+rig::Result<std::shared_ptr<LoadedRig>> loadRigFile(const QString& path, const rig::RuntimeFormat& format,
                                                     const std::atomic<bool>* cancel = nullptr,
                                                     const QString& assetRoot = QString(),
                                                     rig::RefusedReference* refused = nullptr);
-rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, int influences);
+rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, const rig::RuntimeFormat& format);
 /// The runtime data and audit of a rig (buildRuntime, auditRig with the bind reference).
 /// `cancel`, when it turns true, cuts the runtime build short (the caller drops the result).
-std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& rig, int influences, const QString& path, const QString& name,
+std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& rig, const rig::RuntimeFormat& format, const QString& path, const QString& name,
                                            const std::atomic<bool>* cancel = nullptr);
 /// Packs the rig for the GPU path into loaded.gpu (or says why not in gpuError); part of finishLoadedRig.
 void packForGpu(LoadedRig& loaded);

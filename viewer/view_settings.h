@@ -1,6 +1,9 @@
 // What the viewport shows. Plain data (no Qt): the document owns one, the viewport receives copies.
 #pragma once
 
+#include <string>
+
+#include "rig/deform/runtime_format.h"
 #include "rig/deform/skinning.h"
 
 namespace viewer {
@@ -46,7 +49,10 @@ struct ViewSettings {
     float heatmapMaxDeg = 45.0f; ///< red at and above this error
     ErrorMeasure errorMeasure = ErrorMeasure::Total;
     bool morphNormals = true;
-    int influences = 4;
+    /// The runtime's format (rig/deform/engine_profiles.h): what every method skins with; a change rebuilds the
+    /// runtime data off the GUI thread.
+    rig::RuntimeFormat format{4, rig::WeightEncoding::Float};
+    std::string profile = "float32"; ///< the engine profile `format` was chosen as, or "custom"
     bool manipulator = true; ///< the rotate rings on the selected joint
 
     bool operator==(const ViewSettings&) const = default;

@@ -1,3 +1,4 @@
+#include "rig/deform/engine_profiles.h"
 #include "app/gui/gui.h"
 
 #include <QApplication>
@@ -35,6 +36,9 @@ struct GuiCli {
     QCommandLineOption pose{QStringLiteral("pose"), QStringLiteral("Pose file (JSON) to apply."), QStringLiteral("FILE")};
     QCommandLineOption method{QStringLiteral("method"), QStringLiteral("Method id (default linear)."), QStringLiteral("ID")};
     QCommandLineOption view{QStringLiteral("view"), QStringLiteral("single or quad."), QStringLiteral("VIEW")};
+    QCommandLineOption profile{QStringLiteral("profile"),
+        QStringLiteral("Engine runtime format every method skins with (README \"Runtime formats\"; default float32)."),
+        QStringLiteral("ID")};
     QCommandLineOption overlays{QStringLiteral("overlays"),
         QStringLiteral("Comma-separated, every overlay shown (default: grid): normals, tangents, reference-normals, skeleton, bounds, grid, wireframe, hard-boundaries; none for none."),
         QStringLiteral("LIST")};
@@ -93,7 +97,7 @@ struct GuiCli {
         p.addVersionOption();
         p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file to open (default: the sheet sample)."),
                                 QStringLiteral("[file]"));
-        p.addOptions({sample, pose, method, view, overlays, shading, material, heatMax, lineLength, backend, screenshot, windowShot, benchFrames,
+        p.addOptions({sample, pose, method, view, profile, overlays, shading, material, heatMax, lineLength, backend, screenshot, windowShot, benchFrames,
                       benchDrag, benchSelection, select, json, assetRoot, dock});
     }
 };
@@ -115,7 +119,7 @@ int runGui(int argc, char** argv)
     QCommandLineParser p;
     const GuiCli cli;
     cli.addTo(p);
-    const auto& [sample, pose, method, view, overlays, shading, material, heatMax, lineLength, benchFrames, benchDrag,
+    const auto& [sample, pose, method, view, profile, overlays, shading, material, heatMax, lineLength, benchFrames, benchDrag,
                  benchSelection, select, json, assetRoot, backend, screenshot, windowShot, dock] = cli;
     p.process(qapp); // --help / --version / unknown options exit here
 
@@ -125,6 +129,13 @@ int runGui(int argc, char** argv)
         if (!m)
             return failWith(QStringLiteral("unknown method '%1'").arg(p.value(method)));
         d.method = *m;
+    }
+    if (p.isSet(profile)) {
+        const rig::EngineProfile* e = rig::findEngineProfile(p.value(profile).toStdString());
+        if (!e)
+            return failWith(QStringLiteral("unknown profile '%1'").arg(p.value(profile)));
+        d.format = e->format;
+        d.profile = std::string(e->id);
     }
     if (p.isSet(view)) {
         if (p.value(view) == QLatin1String("quad"))
@@ -342,7 +353,7 @@ int runGui(int argc, char** argv)
             const qulonglong n = name.mid(10).toULongLong(&ok);
             if (!ok || n < 100 || n > 20'000'000)
                 return failWith(QStringLiteral("--sample benchmark:N needs 100 <= N <= 20000000"));
-            doc.setLoaded(finishLoadedRig(rig::makeBenchmarkRig(size_t(n), 100, 4), 4, QString(), name));
+            doc.setLoaded(finishLoadedRig(rig::makeBenchmarkRig(size_t(n), 100, 4), doc.display().format, QString(), name));
         } else if (!doc.openSample(name)) {
             return failWith(QStringLiteral("unknown sample '%1'").arg(name));
         }

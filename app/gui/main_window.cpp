@@ -35,6 +35,7 @@
 
 #include "app/document.h"
 #include "rig/io/pose_file.h"
+#include "panels/stats/format_chooser.h"
 #include "panels/animation/morph_panel.h"
 #include "panels/animation/timeline_panel.h"
 #include "panels/diagnosis/diagnosis_panel.h"
@@ -579,6 +580,7 @@ void MainWindow::buildToolbar()
         method->addItem(QString::fromLatin1(rig::methodId(m).data(), int(rig::methodId(m).size())), int(m));
     connect(method, &QComboBox::activated, this, [this, method](int i) { m_doc->setMethod(rig::Method(method->itemData(i).toInt())); });
     bar->addWidget(method);
+    bar->addWidget(new panels::FormatChooser(m_doc, bar)); // the runtime format beside the method it skins
     auto* views = new QComboBox(bar);
     views->setObjectName(QStringLiteral("viewBox"));
     views->addItems({tr("Single view"), tr("Four views")});

@@ -44,17 +44,10 @@ AuditPanel::AuditPanel(app::Document* doc, QWidget* parent) : QWidget(parent), m
     // The panel fits a narrow column: the cursor's text gives way (its full text is the tooltip too).
     m_cursor->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_cursor->setMinimumWidth(40);
-    m_influences = new QComboBox(this);
-    m_influences->setObjectName(QStringLiteral("influencesBox"));
-    m_influences->addItem(tr("4 influences"), 4);
-    m_influences->addItem(tr("8 influences"), 8);
-    m_influences->setToolTip(tr("Runtime influences per vertex (top-K by weight, renormalised); the audit reads the raw "
-                                "weights either way"));
     row->addWidget(m_previous);
     row->addWidget(m_next);
     row->addWidget(m_frame);
     row->addWidget(m_cursor, 1);
-    row->addWidget(m_influences);
     layout->addLayout(row);
 
     connect(doc, &app::Document::rigChanged, this, &AuditPanel::refresh);
@@ -71,15 +64,6 @@ AuditPanel::AuditPanel(app::Document* doc, QWidget* parent) : QWidget(parent), m
     connect(m_previous, &QPushButton::clicked, this, [this] { m_doc->stepSelectionSet(-1); });
     connect(m_next, &QPushButton::clicked, this, [this] { m_doc->stepSelectionSet(+1); });
     connect(m_frame, &QPushButton::clicked, this, &AuditPanel::frameRequested);
-    connect(m_influences, &QComboBox::activated, this, [this](int i) {
-        app::DisplaySettings d = m_doc->display();
-        d.influences = m_influences->itemData(i).toInt();
-        m_doc->setDisplay(d);
-    });
-    connect(doc, &app::Document::displayChanged, this, [this] {
-        m_influences->setCurrentIndex(m_doc->display().influences == 8 ? 1 : 0);
-    });
-    m_influences->setCurrentIndex(doc->display().influences == 8 ? 1 : 0);
     refresh();
 }
 

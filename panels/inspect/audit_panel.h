@@ -1,6 +1,5 @@
 // The Audit dock: the findings on the loaded rig's raw data (and the import's notes). Choosing a finding selects all
-// its vertices (a selection set the viewport draws); Previous / Next step through them, Frame frames them; the 4 / 8
-// switch rebuilds the runtime influences.
+// its vertices (a selection set the viewport draws); Previous / Next step through them, Frame frames them.
 #pragma once
 
 #include <QWidget>
@@ -25,7 +24,6 @@ public:
     QPushButton* nextButton() const { return m_next; }
     QPushButton* previousButton() const { return m_previous; }
     QLabel* cursorLabel() const { return m_cursor; }
-    QComboBox* influencesBox() const { return m_influences; }
 
 signals:
     /// Frame the selection set (the main window owns the camera).
@@ -41,7 +39,6 @@ private:
     QPushButton* m_next = nullptr;
     QPushButton* m_frame = nullptr;
     QLabel* m_cursor = nullptr;
-    QComboBox* m_influences = nullptr;
 };
 
 } // namespace panels

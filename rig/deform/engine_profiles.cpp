@@ -13,13 +13,13 @@ constexpr std::string_view kUnrealLegacy =
     "https://dev.epicgames.com/documentation/en-us/unreal-engine/API/Runtime/Engine/TLegacySkinWeightInfo";
 
 constexpr std::array kProfiles{
-    EngineProfile{"float32", "Float ×4 (glTF float weights)", {4, WeightEncoding::Float}, IndexWidth::BySkeleton, false,
+    EngineProfile{"float32", "Float ×4", {4, WeightEncoding::Float}, IndexWidth::BySkeleton, false,
                   "4 influences (one JOINTS_0/WEIGHTS_0 set), 32-bit float weights", kGltfSkin},
     EngineProfile{"unorm16", "glTF unorm16 ×4", {4, WeightEncoding::Unorm16}, IndexWidth::BySkeleton, false,
                   "4 influences, weights as normalised unsigned shorts whose codes sum to exactly 65535", kGltfSkin},
     EngineProfile{"unorm8", "glTF unorm8 ×4", {4, WeightEncoding::Unorm8}, IndexWidth::BySkeleton, false,
                   "4 influences, weights as normalised unsigned bytes whose codes sum to exactly 255", kGltfSkin},
-    EngineProfile{"unorm11_11_10", "11/11/10 packed ×4", {4, WeightEncoding::Packed111110}, IndexWidth::BySkeleton,
+    EngineProfile{"unorm11_11_10", "11/11/10 ×4", {4, WeightEncoding::Packed111110}, IndexWidth::BySkeleton,
                   false,
                   "4 influences, three weights in 11, 11 and 10 bits of one word and the fourth reconstructed so that "
                   "the four sum to exactly 1; 8-bit indices up to 256 joints; 3×4 bone matrices, cofactor normals",

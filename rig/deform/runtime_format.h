@@ -42,6 +42,7 @@ struct RuntimeFormat {
     int influences = 4;                          ///< K the engine keeps: 1, 2, 4 or 8
     WeightEncoding weights = WeightEncoding::Float;
     bool validate() const; ///< K in {1, 2, 4, 8}; 11-11-10 only with K = 4
+    bool operator==(const RuntimeFormat&) const = default;
 };
 
 /// The stream an engine with format `f` skins with, decoded back to floats, in `in`'s layout (in.perVertex slots a

@@ -153,7 +153,7 @@ void TestDiagnosisPanel::weightTreeListsAHardBoundaryAndSelectsItsTwoRings()
         }
     QVERIFY(crossing.size() >= 33);
     app::Document doc;
-    doc.setLoaded(app::finishLoadedRig(std::move(rig), 4, QString(), QStringLiteral("step tube")));
+    doc.setLoaded(app::finishLoadedRig(std::move(rig), rig::RuntimeFormat{}, QString(), QStringLiteral("step tube")));
     panels::DiagnosisPanel panel(&doc);
     panel.resize(700, 400);
     panel.tabs()->setCurrentIndex(1);

@@ -14,7 +14,7 @@ namespace {
 
 std::shared_ptr<const app::LoadedRig> benchmarkRig(size_t vertices)
 {
-    return app::finishLoadedRig(rig::makeBenchmarkRig(vertices, 20, 4), 4, QString(), QStringLiteral("bench"));
+    return app::finishLoadedRig(rig::makeBenchmarkRig(vertices, 20, 4), rig::RuntimeFormat{}, QString(), QStringLiteral("bench"));
 }
 
 rig::ResolvedPose bent(const rig::Rig& r, float degrees)

@@ -488,7 +488,7 @@ void TestGui::litViewShowsTheBaseColourTexture()
     // The 4 / 8 influence switch rebuilds the runtime off the GUI thread, and the pack with it.
     QSignalSpy changed(&doc, &app::Document::rigChanged);
     app::DisplaySettings d = doc.display();
-    d.influences = 8;
+    d.format.influences = 8;
     doc.setDisplay(d);
     QVERIFY(changed.wait(20000));
     QVERIFY(doc.loaded()->gpu);

@@ -2,6 +2,8 @@
 // the audit panel.
 #include "testutil.h"
 
+#include <cmath>
+
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
@@ -13,6 +15,7 @@
 #include "app/document.h"
 #include "panels/inspect/audit_panel.h"
 #include "panels/stats/method_stats_model.h"
+#include "panels/stats/format_chooser.h"
 #include "panels/stats/methods_panel.h"
 #include "panels/inspect/vertex_panel.h"
 #include "panels/inspect/weights_model.h"
@@ -29,6 +32,7 @@ private slots:
     void methodsModelPassesTheTester();
     void vertexPanelShowsRawWeightsAndErrors();
     void auditPanelListsFindingsAndSelectsVertices();
+    void formatChooserSkinsEveryMethodWithTheProfile();
     void weightsTableListsTheSelectionsRawWeights();
     void shiftAndCtrlPicksBuildTheSelection();
     void weightsTableOfAFindingOnARealRig();
@@ -191,13 +195,52 @@ void TestPanels::auditPanelListsFindingsAndSelectsVertices()
     tree->setFocus();
     QTest::keyClick(tree, Qt::Key_Return);
     QCOMPARE(frame.count(), 1);
-    // The 4 / 8 switch rebuilds the runtime influences (off the GUI thread).
+}
+
+void TestPanels::formatChooserSkinsEveryMethodWithTheProfile()
+{
+    // The lift strip in its lesson pose (the lift joint raised 0.6; w_lift = x / 2): as floats the vertex at x = 1
+    // sits at y = 0.3; with Unity's one bone per vertex it keeps the base (the 0.5 tie goes to the authored first
+    // joint) and stays at y = 0.
+    app::Document doc;
+    QVERIFY(doc.openSample(QStringLiteral("lift_strip")));
+    panels::FormatChooser panel(&doc);
+    const rig::Mesh& mesh = doc.loaded()->rig.meshes[0];
+    size_t tie = 0;
+    while (tie < mesh.vertexCount() && mesh.positions[tie].x != 1.0f)
+        ++tie;
+    QVERIFY(tie < mesh.vertexCount());
+    QTRY_VERIFY_WITH_TIMEOUT(doc.evaluationCurrent() && !doc.evaluation().meshes.empty(), 20000);
+    QVERIFY(std::fabs(doc.evaluation().meshes[0].linear.positions[tie].y - 0.3f) < 1e-6f);
+
+    QComboBox* box = panel.findChild<QComboBox*>(QStringLiteral("formatBox"));
+    QVERIFY(box);
+    QCOMPARE(box->currentData().toString(), QStringLiteral("float32"));
     QSignalSpy rebuilt(&doc, &app::Document::rigChanged);
-    panel.influencesBox()->setFocus();
-    QTest::keyClick(panel.influencesBox(), Qt::Key_Down);
-    QCOMPARE(doc.display().influences, 8);
-    QVERIFY(rebuilt.wait(20000));
-    QCOMPARE(doc.loaded()->runtime.influencesPerVertex, 8);
+    const int unity1 = box->findData(QStringLiteral("unity-1"));
+    QVERIFY(unity1 >= 0);
+    box->setCurrentIndex(unity1);
+    emit box->activated(unity1);
+    QCOMPARE(doc.display().profile, std::string("unity-1"));
+    QVERIFY(rebuilt.wait(20000)); // the runtime is rebuilt off the GUI thread
+    QCOMPARE(doc.loaded()->runtime.format.influences, 1);
+    QTRY_VERIFY_WITH_TIMEOUT(doc.evaluationCurrent() && !doc.evaluation().meshes.empty() &&
+                                 std::fabs(doc.evaluation().meshes[0].linear.positions[tie].y) < 1e-6f,
+                             20000);
+    // Bytes per vertex: position, normal and tangent (40), one 32-bit index, no weight, one 3×4 matrix (48); dual
+    // quaternions gather a quaternion pair and a stretch (68) instead.
+    QLabel* bytes = panel.findChild<QLabel*>(QStringLiteral("formatBytes"));
+    QVERIFY(bytes);
+    QCOMPARE(bytes->text(), QStringLiteral("92 B/vertex"));
+    doc.setMethod(rig::Method::DualQuaternion);
+    QCOMPARE(bytes->text(), QStringLiteral("112 B/vertex"));
+
+    // A format set by hand shows as Custom.
+    app::DisplaySettings d = doc.display();
+    d.format = rig::RuntimeFormat{2, rig::WeightEncoding::Unorm8};
+    d.profile = "custom";
+    doc.setDisplay(d);
+    QCOMPARE(box->currentText(), QStringLiteral("Custom: 2 × unorm8"));
 }
 
 void TestPanels::weightsTableListsTheSelectionsRawWeights()

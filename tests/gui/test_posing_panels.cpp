@@ -322,7 +322,7 @@ void TestPosingPanels::clipRotationReadsOnPastHalfATurn()
     spin.joints.push_back(ch);
     rig.clips.push_back(spin);
     app::Document doc;
-    doc.setLoaded(app::finishLoadedRig(std::move(rig), 4, QString(), QStringLiteral("spin")));
+    doc.setLoaded(app::finishLoadedRig(std::move(rig), rig::RuntimeFormat{}, QString(), QStringLiteral("spin")));
     panels::BonesPanel panel(&doc);
     QVERIFY(showOnScreen(panel));
     doc.setSelectedJoint(lower);
@@ -393,7 +393,7 @@ void TestPosingPanels::unnamedNodesCannotBePosed()
     rig::Rig r = testutil::sample("elbow");
     r.skeleton.nodes[1].name = r.skeleton.nodes[0].name;
     app::Document doc;
-    doc.setLoaded(app::finishLoadedRig(std::move(r), 4, QString(), QStringLiteral("dup")));
+    doc.setLoaded(app::finishLoadedRig(std::move(r), rig::RuntimeFormat{}, QString(), QStringLiteral("dup")));
     panels::BonesPanel panel(&doc);
     panel.show();
     doc.setSelectedJoint(1);

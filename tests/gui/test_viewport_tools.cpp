@@ -402,7 +402,7 @@ void TestViewportTools::hardBoundariesAreDrawnRedWhereTheWeightsStep()
             mesh.influences[i].weight = (mesh.influences[i].joint == 0) == root ? 1.0f : 0.0f;
     }
     Window win;
-    win.doc.setLoaded(app::finishLoadedRig(std::move(rig), 4, QString(), QStringLiteral("step tube")));
+    win.doc.setLoaded(app::finishLoadedRig(std::move(rig), rig::RuntimeFormat{}, QString(), QStringLiteral("step tube")));
     QVERIFY(!win.doc.loaded()->bands.hardBoundaryEdgeList.empty());
     app::DisplaySettings d = win.doc.display();
     d.manipulator = false;
