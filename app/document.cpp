@@ -1,5 +1,7 @@
 #include "app/document.h"
 
+#include "rig/deform/engine_profiles.h"
+
 #include <QFileInfo>
 #include <QMetaObject>
 #include <QUndoCommand>
@@ -55,9 +57,15 @@ private:
 
 } // namespace
 
-void packForGpu(LoadedRig& loaded)
+void packForGpu(LoadedRig& loaded, bool comparison)
 {
     rig::Result<viewer::GpuRigPack> pack = viewer::packGpuRig(loaded.rig, loaded.runtime);
+    if (pack && comparison) {
+        const rig::RigRuntime reference = rig::buildRuntime(loaded.rig, rig::kReferenceFormat);
+        auto compared = viewer::packComparison(loaded.rig, reference, pack.value());
+        if (!compared)
+            pack = rig::fail(compared.error());
+    }
     if (pack) {
         pack.value().edges = viewer::uniqueEdges(loaded.rig); // the viewport's wireframe
         pack.value().hardEdges = loaded.bands.hardBoundaryEdgeList; // its hard-boundary overlay
@@ -231,6 +239,8 @@ void Document::setLoaded(std::shared_ptr<const LoadedRig> loaded)
     emit selectionSetChanged();
     requestEvaluation();
     emit poseChanged();
+    if (viewer::showsFormatDifference(m_display.shading) && m_loaded->gpu && !m_loaded->gpu->hasComparison())
+        rebuildRig(false); // the format heatmap needs the float reference's streams
 }
 
 bool Document::setPose(const rig::Pose& pose, QString* error)
@@ -290,34 +300,42 @@ void Document::setDisplay(const DisplaySettings& d)
     const bool needsEval = d.morphNormals != m_display.morphNormals;
     const bool needsRuntime = d.format != m_display.format;
     m_display = d;
-    if (needsRuntime && m_loaded) {
-        // The runtime streams in the new format: built off the GUI thread; the rig, pose and selection stay.
-        const std::shared_ptr<const LoadedRig> current = m_loaded;
-        const rig::RuntimeFormat k = d.format;
-        Job& job = startJob();
-        Job* raw = &job;
-        job.thread = std::thread([this, raw, current, k] {
-            auto copy = std::make_shared<LoadedRig>(*current);
-            copy->runtime = rig::buildRuntime(copy->rig, k);
-            packForGpu(*copy); // the influence stream changed: so does the pack
-            QMetaObject::invokeMethod(
-                this,
-                [this, current, copy, k] {
-                    if (m_loaded != current || m_display.format != k)
-                        return; // another rig, or another format asked for since
-                    m_loaded = copy;
-                    m_result.reset();
-                    emit rigChanged();
-                    requestEvaluation();
-                    emit poseChanged();
-                },
-                Qt::QueuedConnection);
-            raw->done = true;
-        });
-    }
+    const bool needsComparison = viewer::showsFormatDifference(d.shading) && m_loaded && m_loaded->gpu &&
+                                 !m_loaded->gpu->hasComparison();
+    if ((needsRuntime || needsComparison) && m_loaded)
+        rebuildRig(needsRuntime);
     if (needsEval)
         requestEvaluation();
     emit displayChanged();
+}
+
+void Document::rebuildRig(bool runtime)
+{
+    // Built off the GUI thread; the rig, pose and selection stay.
+    const std::shared_ptr<const LoadedRig> current = m_loaded;
+    const rig::RuntimeFormat k = m_display.format;
+    const bool comparison = viewer::showsFormatDifference(m_display.shading);
+    Job& job = startJob();
+    Job* raw = &job;
+    job.thread = std::thread([this, raw, current, k, runtime, comparison] {
+        auto copy = std::make_shared<LoadedRig>(*current);
+        if (runtime)
+            copy->runtime = rig::buildRuntime(copy->rig, k);
+        packForGpu(*copy, comparison); // the influence stream (or the comparison) changed: so does the pack
+        QMetaObject::invokeMethod(
+            this,
+            [this, current, copy, k] {
+                if (m_loaded != current || m_display.format != k)
+                    return; // another rig, or another format asked for since
+                m_loaded = copy;
+                m_result.reset();
+                emit rigChanged();
+                requestEvaluation();
+                emit poseChanged();
+            },
+            Qt::QueuedConnection);
+        raw->done = true;
+    });
 }
 
 void Document::setMethod(rig::Method m)

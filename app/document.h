@@ -175,6 +175,9 @@ signals:
 
 private:
     void requestEvaluation();
+    /// Rebuilds, off the GUI thread, what the display asks of the current rig: the runtime in m_display.format (when
+    /// `runtime`), and the pack with the float reference's streams while a format heatmap shows; rigChanged follows.
+    void rebuildRig(bool runtime);
     void onEvaluated(std::shared_ptr<const EvaluationResult> result);
 
     std::shared_ptr<const LoadedRig> m_loaded;
@@ -215,7 +218,8 @@ rig::Result<std::shared_ptr<LoadedRig>> loadSample(const QString& name, const ri
 /// `cancel`, when it turns true, cuts the runtime build short (the caller drops the result).
 std::shared_ptr<LoadedRig> finishLoadedRig(rig::Rig&& rig, const rig::RuntimeFormat& format, const QString& path, const QString& name,
                                            const std::atomic<bool>* cancel = nullptr);
-/// Packs the rig for the GPU path into loaded.gpu (or says why not in gpuError); part of finishLoadedRig.
-void packForGpu(LoadedRig& loaded);
+/// Packs the rig for the GPU path into loaded.gpu (or says why not in gpuError); part of finishLoadedRig. With
+/// `comparison`, also builds the float reference's runtime and packs its streams (the format heatmaps).
+void packForGpu(LoadedRig& loaded, bool comparison = false);
 
 } // namespace app

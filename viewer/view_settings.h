@@ -17,9 +17,17 @@ enum class ViewMode { Single, Quad };
 /// usable influences per vertex, WeightSum |Σw − 1|. BlendScale: the candy-wrapper scale of linear blending in this
 /// pose (rig/analysis/diagnosis/blend_scale.h), green at 1, red at 0.7 and below, whatever the method shown.
 /// DqDisplacement: how far dual quaternions move each vertex from linear blending's position, over its limb radius
-/// (rig/analysis/diagnosis/dq_displacement.h), green at 0, red at half the radius and beyond.
+/// (rig/analysis/diagnosis/dq_displacement.h), green at 0, red at half the radius and beyond. FormatPosition /
+/// FormatNormal: what the runtime format does to the shown method (rig/analysis/format_difference.h): its position's
+/// distance from the same method under float weights at 8 influences (red at 1 % of the rig's diagonal), and the angle
+/// between their normals (red at 5°).
 enum class Shading { Lit, NormalError, TangentError, Reference, Handedness, JointWeight, JointWeightBands, InfluenceCount, WeightSum,
-                     BlendScale, DqDisplacement };
+                     BlendScale, DqDisplacement, FormatPosition, FormatNormal };
+/// The shadings that need the float reference's skin pass (GpuDeformer's comparison).
+constexpr bool showsFormatDifference(Shading s) { return s == Shading::FormatPosition || s == Shading::FormatNormal; }
+/// Where the format heatmaps turn red: a fraction of the rig's bounding-box diagonal, and degrees.
+inline constexpr float kFormatPositionRedFraction = 0.01f;
+inline constexpr float kFormatNormalRedDeg = 5.0f;
 
 /// Which error the heatmaps show: against the reference rebuilt now (total), or against the reference carried from the
 /// bind pose (skinning: what authoring already differs by is left out; rig/analysis/carried.h).

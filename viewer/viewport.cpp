@@ -54,6 +54,8 @@ enum MeshMode {
     ModeWeightSum = 10,
     ModeBlendScale = 11,
     ModeDqDisplacement = 12,
+    ModeFormatPosition = 13,
+    ModeFormatNormal = 14,
 };
 enum LineSource { SourceVectors = 0, SourceSegments = 1, SourceMarker = 3, SourceBounds = 4, SourceSetMarkers = 5, SourceEdges = 6 };
 
@@ -459,6 +461,8 @@ QString shadingLabel(Shading s, ErrorMeasure measure)
     case Shading::WeightSum: return QStringLiteral("|Σw − 1|");
     case Shading::BlendScale: return QStringLiteral("linear-blend scale (candy wrapper)");
     case Shading::DqDisplacement: return QStringLiteral("dual-quaternion − linear position, of the limb radius");
+    case Shading::FormatPosition: return QStringLiteral("position moved by the runtime format (against float ×8)");
+    case Shading::FormatNormal: return QStringLiteral("normal turned by the runtime format (against float ×8)");
     }
     return QString();
 }
@@ -469,6 +473,11 @@ bool isWeightShading(Shading s)
 }
 
 } // namespace
+
+float Viewport::formatPositionRed() const
+{
+    return std::max(glm::length(m_boundsMax - m_boundsMin), 1e-6f) * kFormatPositionRedFraction;
+}
 
 QImage Viewport::paintOverlay(QSize px, qreal dpr) const
 {
@@ -507,6 +516,11 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
     } else if (m_settings.shading == Shading::BlendScale || m_settings.shading == Shading::DqDisplacement) {
         labels.push_back({QRect(QPoint(0, 0), logical),
                           QStringLiteral("%1").arg(shadingLabel(m_settings.shading, m_settings.errorMeasure)), true});
+    } else if (showsFormatDifference(m_settings.shading)) {
+        const QString profile = QString::fromStdString(m_settings.profile);
+        const QString what = QStringLiteral("%1 · %2 · %3").arg(method, profile, shadingLabel(m_settings.shading, m_settings.errorMeasure));
+        labels.push_back({QRect(QPoint(0, 0), logical),
+                          m_formatReady ? what : what + QStringLiteral(" · building the float reference…"), m_formatReady});
     } else {
         const bool heat = m_settings.shading == Shading::NormalError || m_settings.shading == Shading::TangentError;
         labels.push_back({QRect(QPoint(0, 0), logical),
@@ -525,6 +539,10 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
             drawScaleLegend(p, l.view);
         else if (l.legend && m_settings.view == ViewMode::Single && m_settings.shading == Shading::DqDisplacement)
             drawHeatLegend(p, l.view, 0.5f, QString()); // the label above names the unit: the limb radius
+        else if (l.legend && m_settings.view == ViewMode::Single && m_settings.shading == Shading::FormatPosition)
+            drawHeatLegend(p, l.view, formatPositionRed(), QStringLiteral(" units"));
+        else if (l.legend && m_settings.view == ViewMode::Single && m_settings.shading == Shading::FormatNormal)
+            drawHeatLegend(p, l.view, kFormatNormalRedDeg);
         else if (l.legend)
             drawHeatLegend(p, l.view, m_settings.heatmapMaxDeg);
     }
@@ -612,6 +630,9 @@ void Viewport::render()
         ds.morphNormals = m_settings.morphNormals;
         r.deformer->setSettings(ds);
     }
+    if (r.deformer->isReady())
+        r.deformer->setComparisonEnabled(showsFormatDifference(m_settings.shading) && r.deformer->hasComparison());
+    m_formatReady = r.deformer->isReady() && r.deformer->hasComparison();
 
     if (r.swapChain->currentPixelSize() != r.swapChain->surfacePixelSize())
         resizeSwapChain();
@@ -777,6 +798,7 @@ void Viewport::render()
                 QRhiShaderResourceBinding::sampledTexture(8, QRhiShaderResourceBinding::FragmentStage, texture,
                                                           r.textureSampler.get()),
                 QRhiShaderResourceBinding::bufferLoad(9, vs, d.blendScaleBuffer()),
+                QRhiShaderResourceBinding::bufferLoad(10, vs, d.formatDifferenceBuffer()),
             });
             srb->create();
             return srb;
@@ -914,6 +936,8 @@ void Viewport::render()
                 case Shading::WeightSum: mode = ModeWeightSum; break;
                 case Shading::BlendScale: mode = ModeBlendScale; break;
                 case Shading::DqDisplacement: mode = ModeDqDisplacement; break;
+                case Shading::FormatPosition: mode = m_formatReady ? ModeFormatPosition : ModeLit; break;
+                case Shading::FormatNormal: mode = m_formatReady ? ModeFormatNormal : ModeLit; break;
                 }
             draws.push_back({v, true, mode, 0, r.vertexCount, r.meshSrb.get(), {}, 0.0f}); // flags.y: the vertex count
             const bool referenceView = mode == ModeReference;
@@ -993,7 +1017,9 @@ void Viewport::render()
         std::memcpy(b.viewProj, &vp[0][0], sizeof b.viewProj);
         b.eye[0] = eye.x, b.eye[1] = eye.y, b.eye[2] = eye.z;
         b.lightDir[0] = lightDir.x, b.lightDir[1] = lightDir.y, b.lightDir[2] = lightDir.z;
-        b.params[0] = m_settings.heatmapMaxDeg;
+        b.params[0] = dr.mode == ModeFormatPosition ? formatPositionRed()
+                      : dr.mode == ModeFormatNormal ? kFormatNormalRedDeg
+                                                    : m_settings.heatmapMaxDeg;
         b.params[1] = float(dr.mode);
         b.params[2] = float(int(m_settings.material));
         b.params[3] = float(m_selected);
@@ -1017,7 +1043,9 @@ void Viewport::render()
                                    .arg(ready)
                                    .arg(px.width())
                                    .arg(px.height())
-                                   .arg(m_selectedJoint);
+                                   .arg(m_selectedJoint) +
+                                 QStringLiteral("|%1|%2|%3").arg(m_formatReady).arg(QString::fromStdString(m_settings.profile))
+                                     .arg(double(formatPositionRed()));
     if (ready && overlayKey != r.overlayKey) {
         if (!r.overlayTex || r.overlayTex->pixelSize() != px) {
             r.overlayTex.reset(r.rhi->newTexture(QRhiTexture::RGBA8, px));

@@ -118,6 +118,8 @@ private:
     void uploadTextures(QRhiResourceUpdateBatch* u);
     /// Width / height of the first view (all views have the same).
     float viewAspect() const;
+    /// Where the format position heatmap turns red: kFormatPositionRedFraction of the rig's diagonal (scene units).
+    float formatPositionRed() const;
     /// Paints the labels and heatmap legend for a window of `px` device pixels.
     QImage paintOverlay(QSize px, qreal dpr) const;
     /// The bone segments at the current pose, and the joint that turns each (its parent end).
@@ -153,6 +155,7 @@ private:
     bool m_grabRequested = false;
     QImage m_grabbed;
     QString m_grabError;
+    bool m_formatReady = false; ///< the deformer holds the float reference's streams (the format heatmaps can show)
     int m_frames = 0;
 
     // Mouse interaction.

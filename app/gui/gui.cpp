@@ -43,7 +43,9 @@ struct GuiCli {
         QStringLiteral("Comma-separated, every overlay shown (default: grid): normals, tangents, reference-normals, skeleton, bounds, grid, wireframe, hard-boundaries; none for none."),
         QStringLiteral("LIST")};
     QCommandLineOption shading{QStringLiteral("shading"),
-        QStringLiteral("lit, reference, normal-error, tangent-error, candy-wrapper or dq-displacement."), QStringLiteral("MODE")};
+        QStringLiteral("lit, reference, normal-error, tangent-error, candy-wrapper, dq-displacement, format-position or "
+                       "format-normal."),
+        QStringLiteral("MODE")};
     QCommandLineOption material{QStringLiteral("material"), QStringLiteral("plain, bumps or checker."),
         QStringLiteral("NAME")};
     QCommandLineOption heatMax{QStringLiteral("heatmap-max"), QStringLiteral("Heatmap red at this error (degrees, default 45)."),
@@ -183,6 +185,10 @@ int runGui(int argc, char** argv)
             d.shading = Shading::BlendScale;
         else if (s == QLatin1String("dq-displacement"))
             d.shading = Shading::DqDisplacement;
+        else if (s == QLatin1String("format-position"))
+            d.shading = Shading::FormatPosition;
+        else if (s == QLatin1String("format-normal"))
+            d.shading = Shading::FormatNormal;
         else
             return failWith(QStringLiteral("unknown shading '%1'").arg(s));
     }

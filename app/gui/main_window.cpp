@@ -446,7 +446,9 @@ void MainWindow::buildMenus()
                                                         {Shading::InfluenceCount, tr("Influence Count")},
                                                         {Shading::WeightSum, tr("Weight-Sum Deviation |Σw − 1|")},
                                                         {Shading::BlendScale, tr("Candy-Wrapper Scale Loss (linear blend)")},
-                                                        {Shading::DqDisplacement, tr("Dual-Quaternion Displacement (of the limb radius)")}};
+                                                        {Shading::DqDisplacement, tr("Dual-Quaternion Displacement (of the limb radius)")},
+                                                        {Shading::FormatPosition, tr("Format Difference: Position")},
+                                                        {Shading::FormatNormal, tr("Format Difference: Normal")}};
     for (const auto& [s, label] : shadingItems) {
         QAction* a = shading->addAction(label);
         a->setCheckable(true);
@@ -593,7 +595,8 @@ void MainWindow::buildToolbar()
         {Shading::TangentError, tr("Tangent error")}, {Shading::Handedness, tr("Handedness")},
         {Shading::JointWeight, tr("Joint weight")}, {Shading::JointWeightBands, tr("Weight bands")},
         {Shading::InfluenceCount, tr("Influence count")}, {Shading::WeightSum, tr("|Σw − 1|")},
-        {Shading::BlendScale, tr("Candy-wrapper scale")}, {Shading::DqDisplacement, tr("DQ displacement")}};
+        {Shading::BlendScale, tr("Candy-wrapper scale")}, {Shading::DqDisplacement, tr("DQ displacement")},
+        {Shading::FormatPosition, tr("Format: position")}, {Shading::FormatNormal, tr("Format: normal")}};
     for (const auto& [sh, label] : items)
         shading->addItem(label, int(sh));
     connect(shading, &QComboBox::activated, this, [this, shading](int i) { m_doc->setShading(Shading(shading->itemData(i).toInt())); });

@@ -111,6 +111,15 @@ void main()
         return;
     }
 
+    // 13, 14: the runtime format's difference from the float reference: the position's distance (heat from 0 to
+    // params.x, scene units) and the normal's angle (heat from 0 to params.x degrees; undefined violet). Lightly lit.
+    if (mode == 13 || mode == 14) {
+        vec3 c = vScalar < 0.0 ? vec3(0.55, 0.25, 0.6) : heat(vScalar, ubo.params.x);
+        float lit = undefinedNormal ? 1.0 : 0.6 + 0.4 * abs(dot(n, normalize(ubo.lightDir.xyz)));
+        fragColor = vec4(mix(c * lit, vec3(1.0), vSelected), 1.0);
+        return;
+    }
+
     // 7, 8: the selected joint's raw weight (continuous; banded at 0, 0.25, 0.5, 0.75, 1); 9: usable influence count;
     // 10: |Σw − 1| (green 0, red at 0.1 and above). Lightly lit so that the shape reads.
     if (mode >= 7 && mode <= 10) {

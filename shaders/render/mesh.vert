@@ -26,6 +26,9 @@ layout(std430, binding = 7) readonly buffer Raw { uint raw[]; };
 // The candy-wrapper measure of linear blending and the dual-quaternion displacement (GpuDeformer::blendScaleBuffer):
 // (scale, volume, distance, fraction of the limb radius), scale and fraction -1 where undefined.
 layout(std430, binding = 9) readonly buffer BlendScale { vec4 blendScale[]; };
+// The runtime format's difference from the float reference (GpuDeformer::formatDifferenceBuffer): (distance, normal
+// angle in degrees or -1, 0, 0).
+layout(std430, binding = 10) readonly buffer FormatDifference { vec4 formatDifference[]; };
 
 layout(location = 0) out vec3 vWorld;
 layout(location = 1) out vec3 vNormal;
@@ -94,6 +97,11 @@ void main()
     const vec4 mt = tangents[v], rt = refTangents[v];
     vHandedness = (dot(mt.xyz, mt.xyz) > 0.25 && dot(rt.xyz, rt.xyz) > 0.25) ? ((mt.w < 0.0) != (rt.w < 0.0) ? 1.0 : 0.0) : -1.0;
     vSelected = (float(v) == ubo.params.w) ? 1.0 : 0.0;
-    vScalar = mode == 11 ? blendScale[v].x : mode == 12 ? blendScale[v].w : mode >= 7 ? weightScalar(v, mode) : 0.0;
+    vScalar = mode == 11   ? blendScale[v].x
+              : mode == 12 ? blendScale[v].w
+              : mode == 13 ? formatDifference[v].x
+              : mode == 14 ? formatDifference[v].y
+              : mode >= 7  ? weightScalar(v, mode)
+                           : 0.0;
     gl_Position = ubo.viewProj * vec4(p, 1.0);
 }

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "rig/analysis/diagnosis/dq_displacement.h"
+#include "rig/deform/engine_profiles.h"
 
 namespace viewer {
 
@@ -101,10 +102,12 @@ void GpuDeformer::release()
                               &m_deltas,       &m_paletteBuffer, &m_influences, &m_gradients, &m_triangles,
                               &m_adjacency,    &m_morphed,   &m_faces,     &m_partials,   &m_positions,   &m_normals,
                               &m_tangents,     &m_refNormals, &m_refTangents, &m_errors,  &m_flags,       &m_bounds, &m_bindReference, &m_rawInfluences, &m_blendScale,
-                              &m_indices};
+                              &m_indices, &m_compareParams, &m_compareInfluences, &m_compareGradients,
+                              &m_comparePositions, &m_compareNormals, &m_compareTangents, &m_compareFlags, &m_formatDiff};
     for (QRhiBuffer** b : buffers)
         deleteResource(*b);
     m_ready = false;
+    m_hasComparison = false;
     m_dirty = 0;
     m_rig = nullptr;
     m_runtime = nullptr;
@@ -133,6 +136,20 @@ size_t rawInfluenceWords(const rig::Rig& rig)
     return words;
 }
 } // namespace
+
+rig::Result<bool> packComparison(const rig::Rig& rig, const rig::RigRuntime& reference, GpuRigPack& pack)
+{
+    if (!(reference.format == rig::kReferenceFormat))
+        return rig::fail("the comparison must be built with the float reference's format");
+    auto packed = packGpuRig(rig, reference);
+    if (!packed)
+        return rig::fail(packed.error());
+    if (packed.value().vertices != pack.vertices || packed.value().groups != pack.groups)
+        return rig::fail("the comparison was built for another rig");
+    pack.compareInfluenceWords = std::move(packed.value().influenceWords);
+    pack.compareGradients = std::move(packed.value().gradients);
+    return true;
+}
 
 rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& runtime)
 {
@@ -551,6 +568,17 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     make(m_blendScale, output, N * 16);
     make(m_bounds, output, meshCount * 32);
     make(m_indices, QRhiBuffer::IndexBuffer, pack.indices.size() * 4);
+    make(m_formatDiff, output, N * 16);
+    m_hasComparison = pack.hasComparison();
+    if (m_hasComparison) {
+        make(m_compareParams, QRhiBuffer::UniformBuffer, kParamCount * 4, QRhiBuffer::Dynamic);
+        make(m_compareInfluences, storage, pack.compareInfluenceWords.size() * 4);
+        make(m_compareGradients, storage, pack.compareGradients.size() * 4);
+        make(m_comparePositions, storage, N * 16);
+        make(m_compareNormals, storage, N * 16);
+        make(m_compareTangents, storage, N * 16);
+        make(m_compareFlags, storage, N * 4);
+    }
     if (!ok)
         return fail("creating the GPU buffers failed (" + std::to_string(N) + " vertices)");
 
@@ -573,6 +601,10 @@ bool GpuDeformer::setRig(const rig::Rig& rig, const rig::RigRuntime& runtime, st
     upload(m_indices, pack.indices);
     upload(m_bindReference, pack.bind);
     upload(m_rawInfluences, pack.raw);
+    if (m_hasComparison) {
+        upload(m_compareInfluences, pack.compareInfluenceWords);
+        upload(m_compareGradients, pack.compareGradients);
+    }
 
     m_params.assign(kParamCount, 0u);
     m_params[ParamInfluences] = uint32_t(k);
@@ -654,8 +686,21 @@ bool GpuDeformer::buildPipelines(std::string* error)
         {"deform_blend_scale",
          {params, layout, B::bufferLoad(2, cs, m_paletteBuffer), B::bufferLoad(3, cs, m_influences),
           B::bufferStore(4, cs, m_blendScale), B::bufferLoad(5, cs, m_morphed), B::bufferLoad(6, cs, m_gradients)}},
+        // The comparison: the same skin pass over the reference's streams, then the difference.
+        {"deform_skin",
+         {B::uniformBuffer(0, cs, m_compareParams), layout, B::bufferLoad(2, cs, m_paletteBuffer),
+          B::bufferLoad(3, cs, m_compareInfluences), B::bufferLoad(4, cs, m_compareGradients),
+          B::bufferLoad(5, cs, m_morphed), B::bufferStore(6, cs, m_comparePositions),
+          B::bufferStore(7, cs, m_compareNormals), B::bufferStore(8, cs, m_compareTangents),
+          B::bufferStore(9, cs, m_compareFlags)}},
+        {"deform_format_diff",
+         {params, layout, B::bufferLoad(2, cs, m_positions), B::bufferLoad(3, cs, m_normals),
+          B::bufferLoad(4, cs, m_comparePositions), B::bufferLoad(5, cs, m_compareNormals),
+          B::bufferStore(6, cs, m_formatDiff)}},
     };
     for (int p = 0; p < PassCount; ++p) {
+        if ((p == PassCompareSkin || p == PassFormatDiff) && !m_hasComparison)
+            continue;
         const QShader shader = loadShader(specs[p].shader);
         if (!shader.isValid()) {
             if (error)
@@ -762,6 +807,15 @@ void GpuDeformer::setMethod(rig::Method method)
     m_dirty |= DirtyParams | DirtySkin | DirtyErrors | (positionsChange ? DirtyPositions : 0u);
 }
 
+void GpuDeformer::setComparisonEnabled(bool on)
+{
+    if (on == m_compareEnabled)
+        return;
+    m_compareEnabled = on;
+    if (on)
+        m_dirty |= DirtyCompare;
+}
+
 void GpuDeformer::setSettings(const rig::DeformSettings& settings)
 {
     if (settings.morphNormals == m_morphNormals)
@@ -780,6 +834,11 @@ QRhiResourceUpdateBatch* GpuDeformer::takeUploads()
         if (!u)
             u = m_rhi->nextResourceUpdateBatch();
         u->updateDynamicBuffer(m_paramsBuffer, 0, int(kParamCount * 4), m_params.data());
+        if (m_hasComparison) {
+            m_compareParamWords = m_params;
+            m_compareParamWords[ParamInfluences] = uint32_t(rig::kReferenceFormat.influences);
+            u->updateDynamicBuffer(m_compareParams, 0, int(kParamCount * 4), m_compareParamWords.data());
+        }
         m_dirty &= ~unsigned(DirtyParams);
     }
     return u;
@@ -827,6 +886,11 @@ void GpuDeformer::record(QRhiCommandBuffer* cb)
         pass(PassErrors, m_groupsX, m_groupsY);
     if (anyVertices && (m_dirty & DirtyBlendScale))
         pass(PassBlendScale, m_groupsX, m_groupsY);
+    // After the errors pass: it settles the method's normals (Rebuilt's are the reference copied in).
+    if (anyVertices && m_hasComparison && m_compareEnabled && (m_dirty & (DirtySkin | DirtyCompare))) {
+        pass(PassCompareSkin, m_groupsX, m_groupsY);
+        pass(PassFormatDiff, m_groupsX, m_groupsY);
+    }
     if (u)
         cb->resourceUpdate(u);
     m_dirty = 0;

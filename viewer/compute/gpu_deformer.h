@@ -103,11 +103,18 @@ struct GpuRigPack {
     /// The hard weight boundaries' edges (rig::WeightBands::hardBoundaryEdgeList), drawn red by the overlay; filled
     /// the same way.
     std::vector<uint32_t> hardEdges;
+    /// The float reference's streams (rig::kReferenceFormat: 8 influences), packed as influenceWords and gradients
+    /// are, for the format difference (GpuDeformer::formatDifferenceBuffer); empty unless packComparison() filled them.
+    std::vector<uint32_t> compareInfluenceWords, compareGradients;
+    bool hasComparison() const { return !compareInfluenceWords.empty(); }
 };
 
 /// Packs `rig` with its runtime data (rig::buildRuntime) for the GPU path; thread-safe, allocates and loops over the
 /// vertices (that is its point: off the GUI thread). Fails with a message when the data is inconsistent.
 rig::Result<GpuRigPack> packGpuRig(const rig::Rig& rig, const rig::RigRuntime& runtime);
+/// Fills pack.compareInfluenceWords / compareGradients from `reference` (rig::buildRuntime with rig::kReferenceFormat,
+/// of the same rig). Off the GUI thread, like packGpuRig.
+rig::Result<bool> packComparison(const rig::Rig& rig, const rig::RigRuntime& reference, GpuRigPack& pack);
 
 class GpuDeformer {
 public:
@@ -175,6 +182,16 @@ public:
     QRhiBuffer* blendScaleBuffer() const { return m_blendScale; }
     /// The morphed bind-space attributes: [0, N) positions (w = 1), [N, 2N) normals, [2N, 3N) tangents; vec4 each.
     QRhiBuffer* morphedBuffer() const { return m_morphed; }
+    /// vec4 × N: (|p − p_ref|, angle between n and n_ref in degrees or -1, 0, 0): the method's position and normal under
+    /// the runtime format against the same method under the float reference (rig/analysis/format_difference.h), when
+    /// the pack has a comparison and it is enabled; unwritten otherwise. Rebuilt's angle is -1.
+    QRhiBuffer* formatDifferenceBuffer() const { return m_formatDiff; }
+    /// Whether the rig was packed with the float reference's streams (GpuRigPack::hasComparison).
+    bool hasComparison() const { return m_hasComparison; }
+    /// Runs the comparison's two passes (the skin pass with the reference's streams, then the difference) with every
+    /// skin from now on, or stops them (they cost a second skin pass).
+    void setComparisonEnabled(bool on);
+    bool comparisonEnabled() const { return m_compareEnabled; }
 
     /// Tests only: caps the workgroups per dispatch dimension below the device limit (0 = the device's), so that the
     /// two-dimensional dispatch of large rigs is exercised on small ones. Takes effect at the next setRig().
@@ -191,7 +208,8 @@ private:
         DirtyPositions = 8, ///< faces, reference, bounds
         DirtyErrors = 16,
         DirtyBlendScale = 32, ///< the palette changed: the candy-wrapper measure
-        DirtyAll = 63,
+        DirtyCompare = 64,    ///< the format difference (with the comparison enabled)
+        DirtyAll = 127,
     };
     using PaletteSource = GpuRigPack::PaletteSource;
 
@@ -255,9 +273,21 @@ private:
     QRhiBuffer* m_bounds = nullptr;
     QRhiBuffer* m_indices = nullptr;
     QRhiBuffer* m_blendScale = nullptr;
+    // The format difference's: the reference's streams and its skin pass's outputs (created with a comparison).
+    QRhiBuffer* m_compareParams = nullptr;
+    QRhiBuffer* m_compareInfluences = nullptr;
+    QRhiBuffer* m_compareGradients = nullptr;
+    QRhiBuffer* m_comparePositions = nullptr;
+    QRhiBuffer* m_compareNormals = nullptr;
+    QRhiBuffer* m_compareTangents = nullptr;
+    QRhiBuffer* m_compareFlags = nullptr;
+    QRhiBuffer* m_formatDiff = nullptr;
+    bool m_hasComparison = false;
+    bool m_compareEnabled = false;
+    std::vector<uint32_t> m_compareParamWords; ///< m_params with the reference's K
 
     enum Pass { PassMorph, PassSkin, PassFaces, PassReference, PassBoundsPartial, PassBoundsReduce, PassErrors, PassBlendScale,
-                PassCount };
+                PassCompareSkin, PassFormatDiff, PassCount };
     QRhiShaderResourceBindings* m_srb[PassCount] = {};
     QRhiComputePipeline* m_pipeline[PassCount] = {};
 };

@@ -69,6 +69,9 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
         extras->centerOfRotationBounds.assign(wants(rig::Method::CenterOfRotation) ? meshCount : 0, MeshBounds{});
     }
 
+    const bool compare = extras && deformer.hasComparison();
+    if (compare)
+        deformer.setComparisonEnabled(true);
     bool first = true;
     for (rig::Method method : order) {
         deformer.setMethod(method);
@@ -80,7 +83,7 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
             return fail(std::string("beginning a ") + rhi->backendName() + " offscreen frame failed");
         deformer.record(cb);
         QRhiBufferReadbackResult normals, tangents, errors, flags, positions, refNormals, refTangents, bounds, morphed,
-            blend;
+            blend, difference;
         QRhiResourceUpdateBatch* rb = rhi->nextResourceUpdateBatch();
         if (N > 0) {
             rb->readBackBuffer(deformer.normalsBuffer(), 0, int(N * 16), &normals);
@@ -96,6 +99,8 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
                 rb->readBackBuffer(deformer.morphedBuffer(), 0, int(3 * N * 16), &morphed);
             if (first && extras)
                 rb->readBackBuffer(deformer.blendScaleBuffer(), 0, int(N * 16), &blend);
+            if (compare)
+                rb->readBackBuffer(deformer.formatDifferenceBuffer(), 0, int(N * 16), &difference);
         }
         if (surface && meshCount > 0)
             rb->readBackBuffer(deformer.boundsBuffer(), 0, int(meshCount * 32), &bounds);
@@ -110,7 +115,8 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
                                                size_t(refNormals.data.size()) == N * 16 &&
                                                size_t(refTangents.data.size()) == N * 16)) &&
                                  (!first || size_t(morphed.data.size()) == 3 * N * 16) &&
-                                 (!first || !extras || size_t(blend.data.size()) == N * 16);
+                                 (!first || !extras || size_t(blend.data.size()) == N * 16) &&
+                                 (!compare || size_t(difference.data.size()) == N * 16);
             if (!sizesOk)
                 return fail(std::string("reading back the ") + rhi->backendName() + " results failed");
         }
@@ -185,6 +191,19 @@ bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::sp
                     extras->blendVolume[m][v] = bs[vb + v].y;
                     extras->dqDisplacement[m][v] = bs[vb + v].z;
                     extras->dqFraction[m][v] = bs[vb + v].w;
+                }
+            }
+            if (compare) {
+                const glm::vec4* d = asVec4(difference.data);
+                auto& distance = extras->formatDistance[size_t(method)];
+                auto& angle = extras->formatNormalDeg[size_t(method)];
+                distance.resize(meshCount);
+                angle.resize(meshCount);
+                distance[m].resize(n);
+                angle[m].resize(n);
+                for (size_t v = 0; v < n; ++v) {
+                    distance[m][v] = d[vb + v].x;
+                    angle[m][v] = d[vb + v].y;
                 }
             }
             if (first) {

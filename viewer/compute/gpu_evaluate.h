@@ -2,6 +2,7 @@
 // the same rig::writeReportJson, statistics and tests apply to both devices.
 #pragma once
 
+#include <array>
 #include <span>
 #include <utility>
 #include <string>
@@ -44,12 +45,16 @@ struct GpuEvaluationExtras {
     /// Per mesh, per vertex: |dual-quaternion − linear| and that over the limb radius (-1: undefined), as
     /// rig::measureDqDisplacement defines them (the blend-scale buffer's z and w).
     std::vector<std::vector<float>> dqDisplacement, dqFraction;
+    /// When the deformer has a comparison (GpuDeformer::hasComparison): per method (rig::Method index), per mesh, per
+    /// vertex, the format difference (GpuDeformer::formatDifferenceBuffer): distance and normal angle (-1 undefined).
+    std::array<std::vector<std::vector<float>>, rig::kMethodCount> formatDistance, formatNormalDeg;
 };
 
 /// Evaluates `methods` (as rig::evaluate does: the linear surface always, the ownPositions() surfaces when asked, the
 /// reference of each, every method's frames, errors and flags, then the statistics by rig::errorStats) with offscreen
 /// frames on the deformer's QRhi, and fills `out` in rig::evaluate's layout. The deformer must hold the rig
-/// (setRig). Changes the deformer's pose, settings and method. Must not be called while the QRhi records a frame.
+/// (setRig). Changes the deformer's pose, settings and method (and enables its comparison when it has one and `extras`
+/// is given). Must not be called while the QRhi records a frame.
 /// Returns false with a message when a frame or a readback fails.
 bool evaluateOnGpu(GpuDeformer& deformer, const rig::ResolvedPose& pose, std::span<const rig::Method> methods,
                    const rig::DeformSettings& settings, rig::Evaluation& out, GpuEvaluationExtras* extras = nullptr,
