@@ -239,8 +239,8 @@ void Document::setLoaded(std::shared_ptr<const LoadedRig> loaded)
     emit selectionSetChanged();
     requestEvaluation();
     emit poseChanged();
-    if (viewer::showsFormatDifference(m_display.shading) && m_loaded->gpu && !m_loaded->gpu->hasComparison())
-        rebuildRig(false); // the format heatmap needs the float reference's streams
+    if (needsComparison())
+        rebuildRig(false);
 }
 
 bool Document::setPose(const rig::Pose& pose, QString* error)
@@ -300,13 +300,16 @@ void Document::setDisplay(const DisplaySettings& d)
     const bool needsEval = d.morphNormals != m_display.morphNormals;
     const bool needsRuntime = d.format != m_display.format;
     m_display = d;
-    const bool needsComparison = viewer::showsFormatDifference(d.shading) && m_loaded && m_loaded->gpu &&
-                                 !m_loaded->gpu->hasComparison();
-    if ((needsRuntime || needsComparison) && m_loaded)
+    if (m_loaded && (needsRuntime || needsComparison()))
         rebuildRig(needsRuntime);
     if (needsEval)
         requestEvaluation();
     emit displayChanged();
+}
+
+bool Document::needsComparison() const
+{
+    return viewer::showsFormatDifference(m_display.shading) && m_loaded && m_loaded->gpu && !m_loaded->gpu->hasComparison();
 }
 
 void Document::rebuildRig(bool runtime)

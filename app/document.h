@@ -178,6 +178,8 @@ private:
     /// Rebuilds, off the GUI thread, what the display asks of the current rig: the runtime in m_display.format (when
     /// `runtime`), and the pack with the float reference's streams while a format heatmap shows; rigChanged follows.
     void rebuildRig(bool runtime);
+    /// A format heatmap shows and the loaded rig's pack lacks the float reference's streams.
+    bool needsComparison() const;
     void onEvaluated(std::shared_ptr<const EvaluationResult> result);
 
     std::shared_ptr<const LoadedRig> m_loaded;

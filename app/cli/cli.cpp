@@ -184,12 +184,8 @@ void printFormats(std::ostream& os, const std::vector<rig::FormatComparison>& fo
                   "max pos err", "max nrm err", "changed");
     os << line;
     for (const rig::FormatComparison& f : formats) {
-        double bytes = 0.0;
-        for (const rig::FormatMethodDifference& d : f.methods)
-            if (d.method == rig::Method::Linear)
-                bytes = d.bytesPerVertex;
         std::snprintf(line, sizeof line, "  %-16s %3d %-8s %10.0f %12.3g %11.3g° %10zu\n", f.profile.c_str(),
-                      f.format.influences, std::string(rig::weightEncodingId(f.format.weights)).c_str(), bytes,
+                      f.format.influences, std::string(rig::weightEncodingId(f.format.weights)).c_str(), f.linearBytesPerVertex,
                       double(f.maxPositionError), double(f.maxNormalErrorDeg), f.verticesChanged);
         os << line;
     }

@@ -79,6 +79,8 @@ FormatComparison compareFormat(const Rig& rig, const RigRuntime& reference, cons
     for (size_t m = 0; m < rig.meshes.size(); ++m)
         out.verticesChanged += changedInfluenceVertices(reference.meshes[m].stream, runtime.meshes[m].stream);
     const VertexStreamShape shape = vertexStreamShape(rig, runtime);
+    out.indexBits = indexBits(profile, shape);
+    out.linearBytesPerVertex = bytesPerVertex(profile, Method::Linear, shape);
     std::vector<float> distance, angle;
     for (Method method : eval.methods) {
         FormatMethodDifference d;

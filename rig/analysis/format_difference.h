@@ -43,6 +43,8 @@ struct FormatComparison {
     std::string profile; ///< EngineProfile::id
     RuntimeFormat format;
     size_t verticesChanged = 0; ///< changedInfluenceVertices over every mesh
+    int indexBits = 8;          ///< engine_profiles.h: indexBits
+    double linearBytesPerVertex = 0.0; ///< bytesPerVertex for Method::Linear, whether or not `methods` holds it
     std::vector<FormatMethodDifference> methods; ///< in the evaluations' method order
     float maxPositionError = 0.0f;  ///< over `methods`
     float maxNormalErrorDeg = 0.0f;

@@ -99,11 +99,16 @@ EngineProfile customProfile(const RuntimeFormat& f)
     return EngineProfile{"custom", "Custom", f, IndexWidth::BySkeleton, false, "set by hand", "RigScope"};
 }
 
+int indexBits(const EngineProfile& profile, const VertexStreamShape& shape)
+{
+    return profile.indices == IndexWidth::Int32 ? 32 : shape.jointCount <= 256 ? 8 : 16;
+}
+
 double bytesPerVertex(const EngineProfile& profile, Method method, const VertexStreamShape& shape)
 {
     const double k = profile.format.influences;
     double bytes = 12.0 + (method == Method::PositionsOnly ? 0.0 : 12.0 + (shape.hasTangents ? 16.0 : 0.0));
-    const double indexBytes = profile.indices == IndexWidth::Int32 ? 4.0 : shape.jointCount <= 256 ? 1.0 : 2.0;
+    const double indexBytes = indexBits(profile, shape) / 8.0;
     bytes += k * indexBytes + weightBytes(profile);
     double perInfluence = 48.0; // the 3×4 skin matrix
     switch (method) {

@@ -50,6 +50,10 @@ struct VertexStreamShape {
     double gradientEntriesPerVertex = 0.0; ///< the jacobian's weight-gradient entries, averaged over the vertices
 };
 
+/// Bits per joint index the profile stores for a rig of this shape: 32 for IndexWidth::Int32, else 8 up to 256
+/// joints and 16 above.
+int indexBits(const EngineProfile& profile, const VertexStreamShape& shape);
+
 /// Bytes the skinning pass of `method` reads for one vertex with `profile`'s stream (README "Runtime formats"):
 /// the float attributes (position 12, normal 12, tangent 16 when present), the K weights and indices at the profile's
 /// widths (fixed stride: every slot is read), and the palette entries gathered for the K slots as a 3×4 matrix (48)

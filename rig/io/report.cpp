@@ -260,10 +260,7 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
         j.key("weights");
         j.string(weightEncodingId(kReferenceFormat.weights));
         j.endObject();
-        const VertexStreamShape shape = vertexStreamShape(rig, runtime);
         for (const FormatComparison& f : *options.formats) {
-            const EngineProfile* profile = findEngineProfile(f.profile);
-            const EngineProfile p = profile ? *profile : customProfile(f.format);
             j.key(f.profile);
             j.beginObject();
             j.key("influences");
@@ -271,7 +268,7 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
             j.key("weights");
             j.string(weightEncodingId(f.format.weights));
             j.key("index_bits");
-            j.integer(p.indices == IndexWidth::Int32 ? 32 : shape.jointCount <= 256 ? 8 : 16);
+            j.integer(f.indexBits);
             j.key("max_position_error");
             j.number(f.maxPositionError);
             j.key("max_normal_error_deg");
@@ -279,7 +276,7 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
             j.key("vertices_changed");
             j.integer((long long)f.verticesChanged);
             j.key("bytes_per_vertex");
-            j.number(float(bytesPerVertex(p, Method::Linear, shape)));
+            j.number(float(f.linearBytesPerVertex));
             j.key("methods");
             j.beginObject();
             for (const FormatMethodDifference& d : f.methods) {
