@@ -15,14 +15,8 @@ namespace {
 Box boundsOf(const rig::Evaluation& eval, rig::Method method)
 {
     Box b;
-    b.min = glm::vec3(std::numeric_limits<float>::infinity());
-    b.max = glm::vec3(-std::numeric_limits<float>::infinity());
     for (const rig::MeshEvaluation& me : eval.meshes)
-        for (const glm::vec3& p : me.surfaceOf(method).positions)
-            if (std::isfinite(p.x + p.y + p.z)) {
-                b.min = glm::min(b.min, p);
-                b.max = glm::max(b.max, p);
-            }
+        b.add(rig::pointBounds(me.surfaceOf(method).positions));
     return b;
 }
 
@@ -174,6 +168,8 @@ void Evaluator::run()
             rig::evaluate(job.rig->rig, job.rig->runtime, job.pose, rig::allMethods(), job.settings, result->eval);
             for (rig::Method m : {rig::Method::Linear, rig::Method::DualQuaternion, rig::Method::CenterOfRotation})
                 result->boundsOf(m) = boundsOf(result->eval, m);
+            result->perBoneBounds = rig::perBoneBounds(job.rig->rig, job.rig->runtime.jointBoxes, result->eval.world,
+                                                       result->eval.skinPalettes);
             result->candyWrapper = rig::measureCandyWrapper(job.rig->rig, job.rig->runtime, result->eval);
             result->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
             latest = result;

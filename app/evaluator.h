@@ -34,10 +34,7 @@ namespace app {
 struct LoadedRig;
 
 /// An axis-aligned box; empty when min > max.
-struct Box {
-    glm::vec3 min{1.0f}, max{-1.0f};
-    bool empty() const { return !(min.x <= max.x); }
-};
+using Box = rig::Bounds;
 
 /// One evaluation and what it was computed for (immutable once published).
 struct EvaluationResult {
@@ -48,6 +45,8 @@ struct EvaluationResult {
     Box linearBounds;      ///< of the linear-blend positions (every method but rig::ownPositions() draws them)
     Box dualQuaternionBounds;
     Box centerOfRotationBounds;
+    /// The per-bone box an engine computes from the joints alone (rig/deform/bounds.h): it contains linearBounds.
+    Box perBoneBounds;
     /// The box of the positions method m draws.
     const Box& boundsOf(rig::Method m) const
     {

@@ -113,4 +113,25 @@ std::vector<uint32_t> uniqueEdges(const rig::Rig& rig)
     return out;
 }
 
+std::vector<Segment> boxEdges(const glm::vec3& lo, const glm::vec3& hi)
+{
+    std::vector<Segment> out;
+    out.reserve(12);
+    const glm::vec3 d = hi - lo;
+    for (int axis = 0; axis < 3; ++axis) {
+        const int a = (axis + 1) % 3, b = (axis + 2) % 3;
+        for (int corner = 0; corner < 4; ++corner) {
+            glm::vec3 origin = lo;
+            if (corner & 1)
+                origin[a] = hi[a];
+            if (corner & 2)
+                origin[b] = hi[b];
+            glm::vec3 dir(0.0f);
+            dir[axis] = d[axis];
+            out.push_back({origin, dir});
+        }
+    }
+    return out;
+}
+
 } // namespace viewer

@@ -40,4 +40,7 @@ AxesGizmo axesGizmo(const glm::mat4& view);
 /// (smaller, larger), sorted; triangles with an index out of range are skipped. Loops over every triangle: run it off the GUI thread.
 std::vector<uint32_t> uniqueEdges(const rig::Rig& rig);
 
+/// The 12 edges of the box [lo, hi] as segments (origin, direction): 4 along x, then 4 along y, then 4 along z.
+std::vector<Segment> boxEdges(const glm::vec3& lo, const glm::vec3& hi);
+
 } // namespace viewer

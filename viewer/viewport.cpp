@@ -69,7 +69,9 @@ constexpr int kMaxVectorLines = 30000;
 constexpr int kGridCapacity = 64;
 constexpr int kGizmoCapacity = 16;
 constexpr int kBoxSegments = 4;
-constexpr int kAidSegments = kGridCapacity + kGizmoCapacity + kBoxSegments;
+// The per-bone bounding box (rig/deform/bounds.h): the 12 edges of one box, after the selection box.
+constexpr int kPerBoneBoxSegments = 12;
+constexpr int kAidSegments = kGridCapacity + kGizmoCapacity + kBoxSegments + kPerBoneBoxSegments;
 // The axes gizmo's square in the lower right corner of each view (the label is top left, a legend bottom left),
 // logical pixels.
 constexpr int kGizmoPx = 84;
@@ -111,6 +113,7 @@ struct Viewport::Resources {
     int gridCentre[2] = {-1, -1};
     AxesGizmo gizmo; // this frame's
     int boxSegments = 0;
+    int perBoneBoxSegments = 0;
     // The wireframe: the pack's unique edges (pairs of global vertex indices, two to a vec4).
     std::unique_ptr<QRhiBuffer> edges;
     std::unique_ptr<QRhiShaderResourceBindings> edgesSrb;
@@ -747,6 +750,14 @@ void Viewport::render()
             u->uploadStaticBuffer(r.segDirs.get(), 0, count * 16, dirs.data());
         }
         r.boundsSegments = int(r.deformer->meshes().size() * 12);
+        // The per-bone box at this pose: O(joints), from the joints' bind-pose boxes the runtime holds.
+        r.perBoneBoxSegments = 0;
+        if (m_runtime && m_runtime->jointBoxes.size() == m_rig->meshes.size()) {
+            const rig::Bounds b = rig::perBoneBounds(*m_rig, m_runtime->jointBoxes, r.deformer->world());
+            if (!b.empty())
+                r.perBoneBoxSegments = uploadSegments(r.aidBase + kGridCapacity + kGizmoCapacity + kBoxSegments,
+                                                      boxEdges(b.min, b.max), kPerBoneBoxSegments);
+        }
     }
     // The rotate rings: screen-constant, so rebuilt every frame they show (3 × 64 segments).
     r.ringSegments = 0;
@@ -960,8 +971,13 @@ void Viewport::render()
             if ((o & OverlaySkeleton) && r.boneSegments > 0)
                 draws.push_back({v, false, 0, SourceSegments, r.boneSegments, r.segLinesSrb.get(),
                                  glm::vec4(0.85f, 0.9f, 1.0f, 1.0f), 3.0f});
-            if (o & OverlayBounds)
+            if (o & OverlayBounds) {
                 draws.push_back({v, false, 0, SourceBounds, r.boundsSegments, r.boundsSrb.get(), glm::vec4(0.9f, 0.9f, 0.9f, 1.0f), 1.2f});
+                if (r.perBoneBoxSegments > 0)
+                    draws.push_back({v, false, 0, SourceSegments, r.perBoneBoxSegments, r.segLinesSrb.get(),
+                                     glm::vec4(1.0f, 0.6f, 0.15f, 1.0f), 1.2f,
+                                     r.aidBase + kGridCapacity + kGizmoCapacity + kBoxSegments});
+            }
             // The selected joint's bones, shown whether or not the skeleton is.
             if (r.highlightSegments > 0)
                 draws.push_back({v, false, 0, SourceSegments, r.highlightSegments, r.segLinesSrb.get(),

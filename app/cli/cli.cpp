@@ -143,6 +143,23 @@ void printSummary(std::ostream& os, const rig::Rig& rig, const rig::RigRuntime& 
             os << " (" << name(cw.worstNodeA) << " / " << name(cw.worstNodeB) << ")";
         os << "; " << cw.below09 << " vertices below 0.9, " << cw.below07 << " below 0.7\n";
     }
+    // The exact box beside the per-bone box an engine would cull with (README, report schema "bounds").
+    rig::Bounds exact;
+    for (const rig::MeshEvaluation& me : eval.meshes)
+        exact.add(rig::pointBounds(me.linear.positions));
+    const rig::Bounds perBone = rig::perBoneBounds(rig, runtime.jointBoxes, eval.world);
+    if (!exact.empty()) {
+        const glm::vec3 e = exact.size(), b = perBone.size();
+        std::snprintf(line, sizeof line, "\nbounds: exact %.4g x %.4g x %.4g, per-bone %.4g x %.4g x %.4g", e.x, e.y, e.z,
+                      b.x, b.y, b.z);
+        os << line;
+        const double v = rig::volumeRatio(perBone, exact);
+        if (v > 0.0)
+            std::snprintf(line, sizeof line, " (%.2fx the volume)\n", v);
+        else
+            std::snprintf(line, sizeof line, " (%.2fx the diagonal)\n", rig::diagonalRatio(perBone, exact));
+        os << line;
+    }
     if (!audit.findings.empty()) {
         os << "\naudit:\n";
         for (const rig::AuditFinding& f : audit.findings)
@@ -173,6 +190,13 @@ void printScan(std::ostream& os, const rig::Rig& rig, const rig::ClipScan& scan)
             os << " between " << rig.skeleton.nodes[size_t(scan.minScaleNodeA)].name << " and "
                << rig.skeleton.nodes[size_t(scan.minScaleNodeB)].name;
         os << "\n";
+    }
+    if (!scan.exactUnion.empty()) {
+        std::snprintf(line, sizeof line,
+                      "  animated bounds: one box for the whole clip is %.2fx a frame's volume on average, a frame's "
+                      "per-bone box %.2fx\n",
+                      scan.meanUnionVolumeRatio, scan.meanPerBoneVolumeRatio);
+        os << line;
     }
 }
 

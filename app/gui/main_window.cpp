@@ -76,6 +76,11 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
     m_statusCounts = new QLabel(this);
     m_statusMethod = new QLabel(this);
     m_statusError = new QLabel(this);
+    m_statusBounds = new QLabel(this);
+    m_statusBounds->setObjectName(QStringLiteral("statusBounds"));
+    m_statusBounds->setToolTip(tr("The box of the drawn positions (white in the viewport) and the per-bone box an engine "
+                                  "computes from each bone's bind-pose box, without reading a vertex (orange)"));
+    m_statusBounds->hide();
     m_statusFrame = new QLabel(this);
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 0); // busy indicator while a file loads
@@ -86,6 +91,7 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
     statusBar()->addPermanentWidget(m_statusCounts);
     statusBar()->addPermanentWidget(m_statusMethod);
     statusBar()->addPermanentWidget(m_statusError);
+    statusBar()->addPermanentWidget(m_statusBounds);
     statusBar()->addPermanentWidget(m_statusFrame);
 
     buildDocks();
@@ -910,6 +916,22 @@ void MainWindow::updateStatus()
                                updating);
     } else {
         m_statusError->setText(updating.isEmpty() ? QString() : tr("evaluating…"));
+    }
+    // With the bounding box shown: the linear-blend box and how much larger the per-bone box is.
+    const auto result = m_doc->evaluationResult();
+    const bool bounds = (m_doc->display().overlays & viewer::OverlayBounds) && result && !result->linearBounds.empty();
+    m_statusBounds->setVisible(bounds);
+    if (bounds) {
+        const Box& exact = result->linearBounds;
+        const glm::vec3 e = exact.size();
+        const double v = rig::volumeRatio(result->perBoneBounds, exact);
+        m_statusBounds->setText(
+            tr("box %1 × %2 × %3 · per-bone %4")
+                .arg(double(e.x), 0, 'g', 4)
+                .arg(double(e.y), 0, 'g', 4)
+                .arg(double(e.z), 0, 'g', 4)
+                .arg(v > 0.0 ? tr("%1× the volume").arg(v, 0, 'f', 2)
+                             : tr("%1× the diagonal").arg(rig::diagonalRatio(result->perBoneBounds, exact), 0, 'f', 2)));
     }
 }
 

@@ -105,6 +105,7 @@ private:
     QLabel* m_statusCounts = nullptr;
     QLabel* m_statusMethod = nullptr;
     QLabel* m_statusError = nullptr;
+    QLabel* m_statusBounds = nullptr; ///< shown with the bounding box: the exact box and the per-bone one's size
     QLabel* m_statusFrame = nullptr;
     QProgressBar* m_progress = nullptr;
     QList<QDockWidget*> m_docks;

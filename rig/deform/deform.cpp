@@ -138,6 +138,7 @@ RigRuntime buildRuntime(const Rig& rig, const RuntimeFormat& format, const Runti
                                             influencesPerVertex);
         if (!mesh.uvs.empty())
             referenceUvDifferences(mesh.uvs, mesh.indices, mr.uvDifferences);
+        rt.jointBoxes.push_back(buildJointBoxes(mesh, mr.stream));
     }
     rt.reference = buildReferenceTopology(rig);
     rt.bind = rebuildBindReference(rig, rt.reference);

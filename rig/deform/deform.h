@@ -11,6 +11,7 @@
 
 #include <glm/glm.hpp>
 
+#include "rig/deform/bounds.h"
 #include "rig/deform/influences.h"
 #include "rig/deform/joint_frames.h"
 #include "rig/deform/runtime_format.h"
@@ -49,6 +50,9 @@ struct RigRuntime {
     ReferenceTopology reference;     ///< smoothing groups and adjacency over all meshes (reference.h)
     std::vector<BindReference> bind; ///< per mesh: the reference rebuilt at the bind pose
     Baseline baseline;               ///< the authored directions against `bind` (baseline.h)
+    /// Per mesh, each palette entry's bind-space box of the vertices it influences, widened by the morph deltas
+    /// (bounds.h: buildJointBoxes, from the mesh's stream): what perBoneBounds() transforms.
+    std::vector<std::vector<Bounds>> jointBoxes;
 };
 
 /// What a long buildRuntime reports and obeys (the centres of rotation are its one step that is more than linear in

@@ -95,6 +95,29 @@ void writeErrors(Json& j, const std::vector<float>& e)
         x >= 0.0f ? j.number(x) : j.null();
 }
 
+/// {"min": [x, y, z], "max": [x, y, z]}, or null for an empty box.
+void writeBox(Json& j, const Bounds& b)
+{
+    if (b.empty()) {
+        j.null();
+        return;
+    }
+    j.beginObject();
+    for (const auto& [name, v] : {std::pair{"min", b.min}, std::pair{"max", b.max}}) {
+        j.key(name);
+        j.beginArray();
+        j.number(v.x), j.number(v.y), j.number(v.z);
+        j.endArray();
+    }
+    j.endObject();
+}
+
+/// A ratio that is 0 where undefined (bounds.h) as null.
+void writeRatio(Json& j, double r)
+{
+    r > 0.0 ? j.number(float(r)) : j.null();
+}
+
 std::string nodeName(const Rig& rig, int node)
 {
     return node >= 0 && size_t(node) < rig.skeleton.nodes.size() ? rig.skeleton.nodes[size_t(node)].name : std::string();
@@ -297,6 +320,28 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
         }
         j.endObject();
     }
+    {
+        // The exact box of the linear-blend positions beside the per-bone box an engine computes (deform/bounds.h).
+        Bounds exact;
+        for (const MeshEvaluation& me : eval.meshes)
+            exact.add(pointBounds(me.linear.positions));
+        const Bounds perBone = eval.skinPalettes.size() == rig.skins.size()
+                                   ? perBoneBounds(rig, runtime.jointBoxes, eval.world, eval.skinPalettes)
+                                   : perBoneBounds(rig, runtime.jointBoxes, eval.world);
+        j.key("bounds");
+        j.beginObject();
+        j.key("exact");
+        writeBox(j, exact);
+        j.key("per_bone");
+        writeBox(j, perBone);
+        j.key("volume_ratio");
+        writeRatio(j, volumeRatio(perBone, exact));
+        j.key("diagonal_ratio");
+        writeRatio(j, diagonalRatio(perBone, exact));
+        j.key("per_bone_contains_exact");
+        j.boolean(containsBounds(perBone, exact, 1e-5f * float(exact.diagonal())));
+        j.endObject();
+    }
     if (const ClipScan* scan = options.scan) {
         j.key("scan");
         j.beginObject();
@@ -336,6 +381,21 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
             if (n >= 0)
                 j.string(nodeName(rig, n));
         j.endArray();
+        j.endObject();
+        j.key("bounds");
+        j.beginObject();
+        j.key("exact_union");
+        writeBox(j, scan->exactUnion);
+        j.key("per_bone_union");
+        writeBox(j, scan->perBoneUnion);
+        j.key("mean_union_volume_ratio");
+        writeRatio(j, scan->meanUnionVolumeRatio);
+        j.key("mean_per_bone_volume_ratio");
+        writeRatio(j, scan->meanPerBoneVolumeRatio);
+        j.key("mean_union_diagonal_ratio");
+        writeRatio(j, scan->meanUnionDiagonalRatio);
+        j.key("mean_per_bone_diagonal_ratio");
+        writeRatio(j, scan->meanPerBoneDiagonalRatio);
         j.endObject();
         j.endObject();
     }

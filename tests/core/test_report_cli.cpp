@@ -1,6 +1,7 @@
 // `rigscope report` end to end: the real binary, its JSON, its exit status and its messages.
 #include "testutil.h"
 
+#include <array>
 #include <cmath>
 
 #include "rig/io/import.h"
@@ -65,6 +66,7 @@ private slots:
     void methodsSelection();
     void formatsCompareEveryProfileWithTheFloatReference();
     void profileSkinsWithTheEngineFormat();
+    void boundsOfTheTurnedRampAndOfTheFlatSheet();
     void badInputsExitTwoWithOneLine_data();
     void badInputsExitTwoWithOneLine();
     void realAssetAuditSeesRawWeights();
@@ -236,6 +238,40 @@ void TestReportCli::profileSkinsWithTheEngineFormat()
     QVERIFY(bad.err.contains("ps2") && bad.err.contains("unorm11_11_10"));
 }
 
+void TestReportCli::boundsOfTheTurnedRampAndOfTheFlatSheet()
+{
+    // The ramp turned 45° about z (test_bounds computes it by hand): exact [0, √½] × [0, √2] × [-½, ½], the per-bone box
+    // reaches x = -√½ as well, twice the volume; the summary says so.
+    const QString pose = writeFile(m_dir, "turn45.json", R"({"joints": {"root": {"rotate": [0, 0, 45]}}})");
+    const Output o = runRigscope({"report", "--sample", "ramp", "--pose", pose, "--formats", "none", "--json", "-"});
+    QCOMPARE(o.exitCode, 0);
+    const QJsonObject b = parse(o)["bounds"].toObject();
+    const double h = std::sqrt(0.5);
+    auto check = [&](const char* key, std::array<double, 3> lo, std::array<double, 3> hi) {
+        const QJsonObject box = b[QLatin1String(key)].toObject();
+        for (int a = 0; a < 3; ++a) {
+            RS_COMPARE_NEAR(box["min"].toArray()[a].toDouble(), lo[size_t(a)], 1e-5);
+            RS_COMPARE_NEAR(box["max"].toArray()[a].toDouble(), hi[size_t(a)], 1e-5);
+        }
+    };
+    check("exact", {0.0, 0.0, -0.5}, {h, 2.0 * h, 0.5});
+    check("per_bone", {-h, 0.0, -0.5}, {h, 2.0 * h, 0.5});
+    RS_COMPARE_NEAR(b["volume_ratio"].toDouble(), 2.0, 1e-4);
+    RS_COMPARE_NEAR(b["diagonal_ratio"].toDouble(), std::sqrt(2.0 + 2.0 + 1.0) / std::sqrt(0.5 + 2.0 + 1.0), 1e-4);
+    QCOMPARE(b["per_bone_contains_exact"].toBool(), true);
+    const Output text = runRigscope({"report", "--sample", "ramp", "--pose", pose, "--formats", "none"});
+    QVERIFY2(text.out.contains("per-bone 1.414 x 1.414 x 1 (2.00x the volume)"), text.out.constData());
+
+    // The sheet at rest is flat: no volume to compare, the diagonal ratio stays defined.
+    const Output flat = runRigscope({"report", "--sample", "sheet", "--formats", "none", "--json", "-"});
+    QCOMPARE(flat.exitCode, 0);
+    QVERIFY(!hasNonFiniteToken(flat.out));
+    const QJsonObject fb = parse(flat)["bounds"].toObject();
+    QVERIFY(fb["volume_ratio"].isNull());
+    QVERIFY(fb["diagonal_ratio"].toDouble() >= 1.0);
+    QCOMPARE(fb["per_bone_contains_exact"].toBool(), true);
+}
+
 void TestReportCli::badInputsExitTwoWithOneLine_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -316,6 +352,15 @@ void TestReportCli::scanOfTheTwistClipFindsItsHalfTurn()
         const QJsonObject dq = scan["methods"].toObject()["dual-quaternion"].toObject();
         QCOMPARE(linear["time"].toDouble(), 2.0);
         QVERIFY(linear["worst_normal_error_deg"].toDouble() > 10.0 * dq["worst_normal_error_deg"].toDouble());
+        // The animated bounds: every frame's per-bone box holds its frame, so their union holds the frames' union.
+        const QJsonObject bounds = scan["bounds"].toObject();
+        const QJsonObject exactUnion = bounds["exact_union"].toObject(), perBoneUnion = bounds["per_bone_union"].toObject();
+        for (int a = 0; a < 3; ++a) {
+            QVERIFY(perBoneUnion["min"].toArray()[a].toDouble() <= exactUnion["min"].toArray()[a].toDouble() + 1e-6);
+            QVERIFY(perBoneUnion["max"].toArray()[a].toDouble() >= exactUnion["max"].toArray()[a].toDouble() - 1e-6);
+        }
+        QVERIFY(bounds["mean_union_volume_ratio"].toDouble() >= 1.0);
+        QVERIFY(bounds["mean_per_bone_volume_ratio"].toDouble() >= 1.0 - 1e-5);
     }
     // The text summary names the frame too.
     const Output text = runRigscope({"report", "--sample", "twist_tube", "--clip", "twist", "--scan"});

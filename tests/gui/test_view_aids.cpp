@@ -1,6 +1,7 @@
 // The viewport's selection and orientation maths without a window: box selection (through the mesh and visible only)
 // and combining it with a selection, the ground grid, the axes gizmo and the wireframe's edge list. Analytic cases,
 // with the camera and the expected pixels worked out here.
+#include <set>
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -77,6 +78,7 @@ private slots:
     void gridOfAnEmptyBoxIsEmpty();
     void gizmoAxesFollowTheCamera();
     void edgesAreUniqueAcrossSharedTrianglesAndOffsetPerMesh();
+    void boxEdgesJoinEveryPairOfCornersThatDifferInOneAxis();
 };
 
 void TestViewAids::boxThroughTheMeshSelectsExactlyTheVerticesProjectedInside()
@@ -272,6 +274,32 @@ void TestViewAids::edgesAreUniqueAcrossSharedTrianglesAndOffsetPerMesh()
     r.meshes = {quad, tri};
     // The quad: 01 12 02 23 03 (02 shared; 12 again in the degenerate triangle); the triangle offset by 4.
     QCOMPARE(viewer::uniqueEdges(r), (std::vector<uint32_t>{0, 1, 0, 2, 0, 3, 1, 2, 2, 3, 4, 5, 4, 6, 5, 6}));
+}
+
+void TestViewAids::boxEdgesJoinEveryPairOfCornersThatDifferInOneAxis()
+{
+    // The per-bone box's lines: 12 edges, each from a corner to the corner that differs in one coordinate, every
+    // such pair once.
+    const glm::vec3 lo(-1.0f, 0.5f, 2.0f), hi(3.0f, 1.5f, 2.25f);
+    const std::vector<viewer::Segment> edges = viewer::boxEdges(lo, hi);
+    QCOMPARE(edges.size(), size_t(12));
+    std::set<std::pair<int, int>> pairs;
+    auto corner = [&](glm::vec3 p) {
+        int c = 0;
+        for (int a = 0; a < 3; ++a) {
+            if (p[a] == hi[a])
+                c |= 1 << a;
+            else if (p[a] != lo[a])
+                return -1;
+        }
+        return c;
+    };
+    for (const viewer::Segment& e : edges) {
+        const int a = corner(e.a), b = corner(e.a + e.d);
+        QVERIFY(a >= 0 && b >= 0);
+        QCOMPARE(__builtin_popcount(unsigned(a ^ b)), 1);
+        QVERIFY(pairs.insert({std::min(a, b), std::max(a, b)}).second);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestViewAids)

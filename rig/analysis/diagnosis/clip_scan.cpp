@@ -52,6 +52,10 @@ Result<ClipScan> scanClip(const Rig& rig, const RigRuntime& runtime, const Resol
         scale[m].assign(rig.meshes[m].vertexCount(), kUndefinedScale);
         volume[m].assign(rig.meshes[m].vertexCount(), 0.0f);
     }
+    // Per frame: the exact and per-bone boxes, kept for the looseness of the unions once every frame is in.
+    std::vector<Bounds> frameExact, framePerBone;
+    frameExact.reserve(times.size());
+    framePerBone.reserve(times.size());
     for (float t : times) {
         if (cancel && cancel->load()) {
             out.cancelled = true;
@@ -96,10 +100,34 @@ Result<ClipScan> scanClip(const Rig& rig, const RigRuntime& runtime, const Resol
                 }
             }
         }
+        Bounds exact;
+        for (const MeshEvaluation& me : eval.meshes)
+            exact.add(pointBounds(me.linear.positions));
+        frameExact.push_back(exact);
+        framePerBone.push_back(perBoneBounds(rig, runtime.jointBoxes, eval.world, eval.skinPalettes));
+        out.exactUnion.add(frameExact.back());
+        out.perBoneUnion.add(framePerBone.back());
         out.times.push_back(t);
         if (progress)
             progress(out.times.size());
     }
+    size_t solid = 0, extended = 0;
+    for (size_t f = 0; f < frameExact.size(); ++f) {
+        if (frameExact[f].volume() > 0.0) {
+            ++solid;
+            out.meanUnionVolumeRatio += volumeRatio(out.exactUnion, frameExact[f]);
+            out.meanPerBoneVolumeRatio += volumeRatio(framePerBone[f], frameExact[f]);
+        }
+        if (frameExact[f].diagonal() > 0.0) {
+            ++extended;
+            out.meanUnionDiagonalRatio += diagonalRatio(out.exactUnion, frameExact[f]);
+            out.meanPerBoneDiagonalRatio += diagonalRatio(framePerBone[f], frameExact[f]);
+        }
+    }
+    if (solid)
+        out.meanUnionVolumeRatio /= double(solid), out.meanPerBoneVolumeRatio /= double(solid);
+    if (extended)
+        out.meanUnionDiagonalRatio /= double(extended), out.meanPerBoneDiagonalRatio /= double(extended);
     if (out.minScaleMesh < 0) {
         out.minScale = 1.0f;
     } else {

@@ -35,6 +35,13 @@ struct ClipScan {
     int minScaleMesh = -1;          ///< -1: no vertex with a defined scale
     size_t minScaleVertex = 0;
     int minScaleNodeA = -1, minScaleNodeB = -1; ///< that vertex's two largest-weight joints (-1: one joint)
+    /// The clip's animated bounds (deform/bounds.h), of the linear-blend positions: the union of every frame's exact
+    /// box, and the union of every frame's per-bone box; and how loose they are — the mean over frames of the exact
+    /// union's volume (diagonal) over that frame's exact box (one box for the whole clip), and of that frame's per-bone
+    /// box over its exact box (0: no frame with a solid box).
+    Bounds exactUnion, perBoneUnion;
+    double meanUnionVolumeRatio = 0.0, meanPerBoneVolumeRatio = 0.0;
+    double meanUnionDiagonalRatio = 0.0, meanPerBoneDiagonalRatio = 0.0;
     bool cancelled = false;
 };
 
