@@ -27,8 +27,10 @@ int printHelp(std::string_view command)
         std::fputs(app::benchHelp().c_str(), stdout);
     } else if (command == "check") {
         std::fputs(app::checkHelp().c_str(), stdout);
+    } else if (command == "diff") {
+        std::fputs(app::diffHelp().c_str(), stdout);
     } else {
-        std::fprintf(stderr, "rigscope: no command '%.*s' (commands: report, check, bench; rigscope --help for the app)\n",
+        std::fprintf(stderr, "rigscope: no command '%.*s' (commands: report, check, diff, bench; rigscope --help for the app)\n",
                      int(command.size()), command.data());
         return 2;
     }
@@ -46,6 +48,8 @@ int main(int argc, char** argv)
         return app::runBench(argc, argv);
     if (first == "check")
         return app::runCheck(argc, argv);
+    if (first == "diff")
+        return app::runDiff(argc, argv);
     if (first == "help")
         return printHelp(argc > 2 ? argv[2] : "");
     for (int i = 1; i < argc; ++i) {

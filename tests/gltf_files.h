@@ -173,6 +173,59 @@ inline QJsonObject texturedQuad(Builder& b, const QJsonObject& material)
     return root;
 }
 
+/// The broken corpus's strip (tests/data/broken/make_broken.py): 8 vertices in two rows of four, joints root and tip
+/// (1.5 along x), JOINTS_0 as bytes and WEIGHTS_0 as floats from `d`.
+struct StripData {
+    std::vector<uint8_t> joints;  // 8 x 4
+    std::vector<float> weights;   // 8 x 4
+};
+
+inline StripData cleanStrip()
+{
+    StripData d;
+    for (int v = 0; v < 8; ++v) {
+        const bool tip = (v % 4) >= 2;
+        d.joints.insert(d.joints.end(), {uint8_t(tip ? 1 : 0), 0, 0, 0});
+        d.weights.insert(d.weights.end(), {1.0f, 0.0f, 0.0f, 0.0f});
+    }
+    return d;
+}
+
+/// Accessors: 0 POSITION, 1 NORMAL, 2 indices, 3 inverse binds, then JOINTS_0, WEIGHTS_0 (4, 5) unless told not to.
+inline Builder strip(const StripData& d, bool skinAttributes = true)
+{
+    Builder g;
+    std::vector<float> pos, nrm;
+    for (int v = 0; v < 8; ++v) {
+        pos.insert(pos.end(), {float(v % 4), float(v / 4), 0.0f});
+        nrm.insert(nrm.end(), {0.0f, 0.0f, 1.0f});
+    }
+    std::vector<uint16_t> idx;
+    for (uint16_t c = 0; c < 3; ++c)
+        idx.insert(idx.end(), {c, uint16_t(c + 1), uint16_t(c + 5), c, uint16_t(c + 5), uint16_t(c + 4)});
+    const std::vector<float> ibm = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                                    1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1.5f, 0, 0, 1};
+    const int p = g.accessor(Builder::bytesOf(pos), kFloat, "VEC3", 8,
+                             QJsonObject{{"min", QJsonArray{0, 0, 0}}, {"max", QJsonArray{3, 1, 0}}});
+    const int n = g.accessor(Builder::bytesOf(nrm), kFloat, "VEC3", 8);
+    const int i = g.accessor(Builder::bytesOf(idx), kUshort, "SCALAR", int(idx.size()));
+    const int m = g.accessor(Builder::bytesOf(ibm), kFloat, "MAT4", 2);
+    QJsonObject attributes{{"POSITION", p}, {"NORMAL", n}};
+    if (skinAttributes) {
+        attributes["JOINTS_0"] = g.accessor(Builder::bytesOf(d.joints), kUbyte, "VEC4", 8);
+        attributes["WEIGHTS_0"] = g.accessor(Builder::bytesOf(d.weights), kFloat, "VEC4", 8);
+    }
+    g.root["scene"] = 0;
+    g.root["scenes"] = QJsonArray{QJsonObject{{"nodes", QJsonArray{0, 1}}}};
+    g.root["nodes"] = QJsonArray{QJsonObject{{"name", "strip"}, {"mesh", 0}, {"skin", 0}},
+                                 QJsonObject{{"name", "root"}, {"children", QJsonArray{2}}},
+                                 QJsonObject{{"name", "tip"}, {"translation", QJsonArray{1.5, 0, 0}}}};
+    g.root["meshes"] = QJsonArray{QJsonObject{
+        {"name", "strip"}, {"primitives", QJsonArray{QJsonObject{{"attributes", attributes}, {"indices", i}, {"mode", 4}}}}}};
+    g.root["skins"] = QJsonArray{QJsonObject{{"joints", QJsonArray{1, 2}}, {"inverseBindMatrices", m}}};
+    return g;
+}
+
 /// A minimal glTF 2.0 accessor reader (JSON or GLB; data URIs or external .bin), no sparse support.
 class File {
 public:

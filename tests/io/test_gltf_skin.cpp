@@ -131,56 +131,9 @@ using testgltf::kUbyte;
 using testgltf::kUint;
 using testgltf::kUshort;
 
-struct StripData {
-    std::vector<uint8_t> joints;  // 8 x 4
-    std::vector<float> weights;   // 8 x 4
-};
-
-StripData cleanStrip()
-{
-    StripData d;
-    for (int v = 0; v < 8; ++v) {
-        const bool tip = (v % 4) >= 2;
-        d.joints.insert(d.joints.end(), {uint8_t(tip ? 1 : 0), 0, 0, 0});
-        d.weights.insert(d.weights.end(), {1.0f, 0.0f, 0.0f, 0.0f});
-    }
-    return d;
-}
-
-/// Accessors: 0 POSITION, 1 NORMAL, 2 indices, 3 inverse binds, then JOINTS_0, WEIGHTS_0 (4, 5) unless told not to.
-Gltf strip(const StripData& d, bool skinAttributes = true)
-{
-    Gltf g;
-    std::vector<float> pos, nrm;
-    for (int v = 0; v < 8; ++v) {
-        pos.insert(pos.end(), {float(v % 4), float(v / 4), 0.0f});
-        nrm.insert(nrm.end(), {0.0f, 0.0f, 1.0f});
-    }
-    std::vector<uint16_t> idx;
-    for (uint16_t c = 0; c < 3; ++c)
-        idx.insert(idx.end(), {c, uint16_t(c + 1), uint16_t(c + 5), c, uint16_t(c + 5), uint16_t(c + 4)});
-    const std::vector<float> ibm = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
-                                    1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1.5f, 0, 0, 1};
-    const int p = g.accessor(Gltf::bytesOf(pos), kFloat, "VEC3", 8,
-                             QJsonObject{{"min", QJsonArray{0, 0, 0}}, {"max", QJsonArray{3, 1, 0}}});
-    const int n = g.accessor(Gltf::bytesOf(nrm), kFloat, "VEC3", 8);
-    const int i = g.accessor(Gltf::bytesOf(idx), kUshort, "SCALAR", int(idx.size()));
-    const int m = g.accessor(Gltf::bytesOf(ibm), kFloat, "MAT4", 2);
-    QJsonObject attributes{{"POSITION", p}, {"NORMAL", n}};
-    if (skinAttributes) {
-        attributes["JOINTS_0"] = g.accessor(Gltf::bytesOf(d.joints), kUbyte, "VEC4", 8);
-        attributes["WEIGHTS_0"] = g.accessor(Gltf::bytesOf(d.weights), kFloat, "VEC4", 8);
-    }
-    g.root["scene"] = 0;
-    g.root["scenes"] = QJsonArray{QJsonObject{{"nodes", QJsonArray{0, 1}}}};
-    g.root["nodes"] = QJsonArray{QJsonObject{{"name", "strip"}, {"mesh", 0}, {"skin", 0}},
-                                 QJsonObject{{"name", "root"}, {"children", QJsonArray{2}}},
-                                 QJsonObject{{"name", "tip"}, {"translation", QJsonArray{1.5, 0, 0}}}};
-    g.root["meshes"] = QJsonArray{QJsonObject{
-        {"name", "strip"}, {"primitives", QJsonArray{QJsonObject{{"attributes", attributes}, {"indices", i}, {"mode", 4}}}}}};
-    g.root["skins"] = QJsonArray{QJsonObject{{"joints", QJsonArray{1, 2}}, {"inverseBindMatrices", m}}};
-    return g;
-}
+using testgltf::StripData;
+using testgltf::cleanStrip;
+using testgltf::strip;
 
 /// The primitive's attributes object of mesh 0 primitive 0.
 QJsonObject attributesOf(const Gltf& g)
