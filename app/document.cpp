@@ -153,9 +153,10 @@ void Document::cancelJobs()
     }
 }
 
-Document::Job& Document::startJob()
+Document::Job& Document::startJob(bool exclusive)
 {
-    cancelJobs();
+    if (exclusive)
+        cancelJobs();
     m_jobs.push_back(std::make_unique<Job>());
     return *m_jobs.back();
 }
@@ -221,8 +222,77 @@ bool Document::openSample(const QString& name)
     return true;
 }
 
+void Document::compareWith(const QString& path)
+{
+    if (!m_loaded)
+        return;
+    emit comparisonStarted(path);
+    const unsigned generation = m_loadGeneration;
+    std::shared_ptr<const LoadedRig> shown = m_loaded;
+    const QString root = m_assetRoot;
+    Job& job = startJob(false);
+    Job* raw = &job;
+    job.thread = std::thread([this, raw, path, shown, generation, root] {
+        rig::ImportOptions options;
+        options.cancel = &raw->cancel;
+        options.assetRoot = root.toStdString();
+        auto other = rig::importFile(path.toStdString(), options);
+        rig::Result<rig::RigDiff> diff = other ? rig::diffWeights(other.value(), shown->rig, {})
+                                               : rig::Result<rig::RigDiff>(rig::fail(other.error()));
+        std::shared_ptr<RigComparison> result;
+        if (diff) {
+            result = std::make_shared<RigComparison>();
+            result->otherPath = path;
+            result->diff = std::move(diff.value());
+            result->weightChange = std::make_shared<const std::vector<float>>(std::move(result->diff.weightChange));
+            result->diff.weightChange.clear();
+            auto changed = std::make_shared<std::vector<uint32_t>>();
+            const float threshold = rig::RigDiffOptions{}.weightThreshold;
+            for (size_t v = 0; v < result->weightChange->size(); ++v)
+                if ((*result->weightChange)[v] > threshold)
+                    changed->push_back(uint32_t(v));
+            result->changedVertices = std::move(changed);
+        }
+        const std::string error = diff ? std::string() : diff.error();
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, shown, result, error] {
+                // Another rig since (a rebuild for another runtime format keeps the generation and the vertices).
+                if (m_loadGeneration != generation || !m_loaded || m_loaded->rig.vertexCount() != shown->rig.vertexCount())
+                    return;
+                if (!result) {
+                    emit comparisonFailed(QString::fromStdString(error));
+                    return;
+                }
+                m_comparison = result;
+                emit comparisonChanged();
+                setShading(Shading::WeightChange);
+            },
+            Qt::QueuedConnection);
+        raw->done = true;
+    });
+}
+
+void Document::clearComparison()
+{
+    if (!m_comparison)
+        return;
+    m_comparison.reset();
+    if (m_display.shading == Shading::WeightChange)
+        setShading(Shading::Lit);
+    emit comparisonChanged();
+}
+
 void Document::setLoaded(std::shared_ptr<const LoadedRig> loaded)
 {
+    // Another rig (not the same one rebuilt for another runtime format) drops the comparison.
+    if (m_comparison && (!loaded || !m_loaded || loaded->path != m_loaded->path || loaded->sampleName != m_loaded->sampleName ||
+                         loaded->rig.vertexCount() != m_loaded->rig.vertexCount())) {
+        m_comparison.reset();
+        if (m_display.shading == Shading::WeightChange)
+            m_display.shading = Shading::Lit;
+        emit comparisonChanged();
+    }
     m_loaded = std::move(loaded);
     m_pose = rig::Pose{};
     m_selectedVertex = -1;

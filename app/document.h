@@ -24,6 +24,7 @@
 #include "rig/deform/deform.h"
 #include "rig/model/model.h"
 #include "rig/model/pose.h"
+#include "rig/qa/rig_diff.h"
 #include "viewer/view_settings.h"
 
 class QUndoStack;
@@ -53,6 +54,15 @@ struct LoadedRig {
     /// when the rig cannot go to the GPU (gpuError says why; the window reports it).
     std::shared_ptr<const viewer::GpuRigPack> gpu;
     std::string gpuError;
+};
+
+/// The loaded rig compared with another version of it (File ▸ Compare With…): rig::diffWeights with the other file as A
+/// and the loaded rig as B, so that the per-vertex values belong to the vertices on screen. Immutable once built.
+struct RigComparison {
+    QString otherPath;
+    rig::RigDiff diff;
+    std::shared_ptr<const std::vector<float>> weightChange;      ///< per loaded vertex; -1: no partner in the other
+    std::shared_ptr<const std::vector<uint32_t>> changedVertices; ///< over the weight threshold, ascending
 };
 
 /// A set of vertices to look at (an audit finding's), with a cursor for stepping through it. The list is shared (a
@@ -91,6 +101,14 @@ public:
     /// Replaces the rig at once (used by the loaders and by tests). Resets the pose, the undo history and the
     /// selection.
     void setLoaded(std::shared_ptr<const LoadedRig> loaded);
+
+    // --- comparison with another version ------------------------------------------------------------------------
+    /// Reads `path` (in the import worker, with the asset root) and compares the loaded rig's weights with it, off the
+    /// GUI thread; comparisonChanged (and Shading::WeightChange) or comparisonFailed follows. A new rig drops it.
+    void compareWith(const QString& path);
+    /// The comparison of the loaded rig, or null.
+    std::shared_ptr<const RigComparison> comparison() const { return m_comparison; }
+    void clearComparison();
 
     // --- pose ------------------------------------------------------------------------------------------------------
     const rig::Pose& pose() const { return m_pose; }
@@ -172,6 +190,9 @@ signals:
     void evaluationChanged();
     /// An evaluation was asked for (the numbers on screen are about to change).
     void evaluationRequested();
+    void comparisonStarted(const QString& path);
+    void comparisonChanged();
+    void comparisonFailed(const QString& message);
 
 private:
     void requestEvaluation();
@@ -205,7 +226,9 @@ private:
     };
     /// Cancels every job in flight; joins those already finished (never blocks on one still running).
     void cancelJobs();
-    Job& startJob();
+    /// A new job; `exclusive` cancels the others first (a load, a rebuild), otherwise they go on (a comparison).
+    Job& startJob(bool exclusive = true);
+    std::shared_ptr<const RigComparison> m_comparison;
     std::vector<std::unique_ptr<Job>> m_jobs;
 };
 

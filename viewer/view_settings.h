@@ -22,12 +22,15 @@ enum class ViewMode { Single, Quad };
 /// distance from the same method under float weights at 8 influences (red at 1 % of the rig's diagonal), and the angle
 /// between their normals (red at 5°).
 enum class Shading { Lit, NormalError, TangentError, Reference, Handedness, JointWeight, JointWeightBands, InfluenceCount, WeightSum,
-                     BlendScale, DqDisplacement, FormatPosition, FormatNormal };
+                     BlendScale, DqDisplacement, FormatPosition, FormatNormal, WeightChange };
 /// The shadings that need the float reference's skin pass (GpuDeformer's comparison).
 constexpr bool showsFormatDifference(Shading s) { return s == Shading::FormatPosition || s == Shading::FormatNormal; }
 /// Where the format heatmaps turn red: a fraction of the rig's bounding-box diagonal, and degrees.
 inline constexpr float kFormatPositionRedFraction = 0.01f;
 inline constexpr float kFormatNormalRedDeg = 5.0f;
+/// Where the rig comparison's weight-change heatmap (Shading::WeightChange, File ▸ Compare With…) turns red: half a
+/// vertex's weight moved to other joints.
+inline constexpr float kWeightChangeRed = 0.5f;
 
 /// Which error the heatmaps show: against the reference rebuilt now (total), or against the reference carried from the
 /// bind pose (skinning: what authoring already differs by is left out; rig/analysis/carried.h).

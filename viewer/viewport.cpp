@@ -56,6 +56,7 @@ enum MeshMode {
     ModeDqDisplacement = 12,
     ModeFormatPosition = 13,
     ModeFormatNormal = 14,
+    ModeWeightChange = 15,
 };
 enum LineSource { SourceVectors = 0, SourceSegments = 1, SourceMarker = 3, SourceBounds = 4, SourceSetMarkers = 5, SourceEdges = 6 };
 
@@ -127,6 +128,8 @@ struct Viewport::Resources {
     std::unique_ptr<QRhiShaderResourceBindings> setSrb;
     int setCount = 0;
     int boundsSegments = 0;
+    // One float per vertex (Viewport::setVertexValues), read by the weight-change heatmap.
+    std::unique_ptr<QRhiBuffer> vertexValues;
     int indexCount = 0;
     int vertexCount = 0;
 
@@ -279,6 +282,13 @@ void Viewport::setSelectionSet(std::shared_ptr<const std::vector<uint32_t>> vert
 {
     m_selectionSet = std::move(vertices);
     m_selectionSetDirty = true;
+    requestRender();
+}
+
+void Viewport::setVertexValues(std::shared_ptr<const std::vector<float>> values)
+{
+    m_vertexValues = std::move(values);
+    m_vertexValuesDirty = true;
     requestRender();
 }
 
@@ -466,6 +476,7 @@ QString shadingLabel(Shading s, ErrorMeasure measure)
     case Shading::DqDisplacement: return QStringLiteral("dual-quaternion − linear position, of the limb radius");
     case Shading::FormatPosition: return QStringLiteral("position moved by the runtime format (against float ×8)");
     case Shading::FormatNormal: return QStringLiteral("normal turned by the runtime format (against float ×8)");
+    case Shading::WeightChange: return QStringLiteral("weight change against the compared version");
     }
     return QString();
 }
@@ -519,6 +530,12 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
     } else if (m_settings.shading == Shading::BlendScale || m_settings.shading == Shading::DqDisplacement) {
         labels.push_back({QRect(QPoint(0, 0), logical),
                           QStringLiteral("%1").arg(shadingLabel(m_settings.shading, m_settings.errorMeasure)), true});
+    } else if (m_settings.shading == Shading::WeightChange) {
+        const QString what = shadingLabel(m_settings.shading, m_settings.errorMeasure);
+        labels.push_back({QRect(QPoint(0, 0), logical),
+                          m_valuesReady ? what + QStringLiteral(" (violet: no partner)")
+                                        : what + QStringLiteral(" · File ▸ Compare With… first"),
+                          m_valuesReady});
     } else if (showsFormatDifference(m_settings.shading)) {
         const QString profile = QString::fromStdString(m_settings.profile);
         const QString what = QStringLiteral("%1 · %2 · %3").arg(method, profile, shadingLabel(m_settings.shading, m_settings.errorMeasure));
@@ -546,6 +563,8 @@ QImage Viewport::paintOverlay(QSize px, qreal dpr) const
             drawHeatLegend(p, l.view, formatPositionRed(), QStringLiteral(" units"));
         else if (l.legend && m_settings.view == ViewMode::Single && m_settings.shading == Shading::FormatNormal)
             drawHeatLegend(p, l.view, kFormatNormalRedDeg);
+        else if (l.legend && m_settings.view == ViewMode::Single && m_settings.shading == Shading::WeightChange)
+            drawHeatLegend(p, l.view, kWeightChangeRed, QString());
         else if (l.legend)
             drawHeatLegend(p, l.view, m_settings.heatmapMaxDeg);
     }
@@ -787,6 +806,19 @@ void Viewport::render()
         }
         m_selectionSetDirty = false;
     }
+    // The per-vertex values (the weight-change heatmap): one float per vertex, at least 16 bytes; uploaded as given.
+    if (ready && (m_vertexValuesDirty || r.bindingsStale || !r.vertexValues)) {
+        const int bytes = std::max(r.vertexCount * 4, 16);
+        if (!r.vertexValues || r.vertexValues->size() != quint32(bytes)) {
+            r.vertexValues.reset(r.rhi->newBuffer(QRhiBuffer::Static, QRhiBuffer::StorageBuffer, bytes));
+            r.vertexValues->create();
+            r.bindingsStale = true;
+        }
+        m_valuesReady = m_vertexValues && m_vertexValues->size() == size_t(r.vertexCount) && r.vertexCount > 0;
+        if (m_valuesReady)
+            u->uploadStaticBuffer(r.vertexValues.get(), 0, r.vertexCount * 4, m_vertexValues->data());
+        m_vertexValuesDirty = false;
+    }
     m_rigDirty = m_poseDirty = m_settingsDirty = false;
 
     // Pipelines and bindings (rebuilt when the deformer's buffers are new).
@@ -810,6 +842,7 @@ void Viewport::render()
                                                           r.textureSampler.get()),
                 QRhiShaderResourceBinding::bufferLoad(9, vs, d.blendScaleBuffer()),
                 QRhiShaderResourceBinding::bufferLoad(10, vs, d.formatDifferenceBuffer()),
+                QRhiShaderResourceBinding::bufferLoad(11, vs, r.vertexValues.get()),
             });
             srb->create();
             return srb;
@@ -949,6 +982,7 @@ void Viewport::render()
                 case Shading::DqDisplacement: mode = ModeDqDisplacement; break;
                 case Shading::FormatPosition: mode = m_formatReady ? ModeFormatPosition : ModeLit; break;
                 case Shading::FormatNormal: mode = m_formatReady ? ModeFormatNormal : ModeLit; break;
+                case Shading::WeightChange: mode = m_valuesReady ? ModeWeightChange : ModeLit; break;
                 }
             draws.push_back({v, true, mode, 0, r.vertexCount, r.meshSrb.get(), {}, 0.0f}); // flags.y: the vertex count
             const bool referenceView = mode == ModeReference;
@@ -1035,6 +1069,7 @@ void Viewport::render()
         b.lightDir[0] = lightDir.x, b.lightDir[1] = lightDir.y, b.lightDir[2] = lightDir.z;
         b.params[0] = dr.mode == ModeFormatPosition ? formatPositionRed()
                       : dr.mode == ModeFormatNormal ? kFormatNormalRedDeg
+                      : dr.mode == ModeWeightChange ? kWeightChangeRed
                                                     : m_settings.heatmapMaxDeg;
         b.params[1] = float(dr.mode);
         b.params[2] = float(int(m_settings.material));
@@ -1060,7 +1095,7 @@ void Viewport::render()
                                    .arg(px.width())
                                    .arg(px.height())
                                    .arg(m_selectedJoint) +
-                                 QStringLiteral("|%1|%2|%3").arg(m_formatReady).arg(QString::fromStdString(m_settings.profile))
+                                 QStringLiteral("|%1|%2|%3|%4").arg(m_valuesReady).arg(m_formatReady).arg(QString::fromStdString(m_settings.profile))
                                      .arg(double(formatPositionRed()));
     if (ready && overlayKey != r.overlayKey) {
         if (!r.overlayTex || r.overlayTex->pixelSize() != px) {

@@ -47,6 +47,9 @@ public:
     void setSelectedJoint(int node);
     /// A set of vertices drawn as small markers (an audit finding's). Null or empty: none.
     void setSelectionSet(std::shared_ptr<const std::vector<uint32_t>> vertices);
+    /// One value per global vertex for Shading::WeightChange (the rig comparison's weight change; negative: no partner
+    /// in the other version), built off the GUI thread; null: none (the shading then draws lit). Uploaded as it is.
+    void setVertexValues(std::shared_ptr<const std::vector<float>> values);
     /// Bounds used by frameAll() (the document's CPU evaluation provides them).
     void setFrameBounds(const glm::vec3& lo, const glm::vec3& hi);
     /// The box the ground grid is built from (the rig's bounds when it was loaded): the grid lies at its lowest point.
@@ -155,6 +158,9 @@ private:
     bool m_grabRequested = false;
     QImage m_grabbed;
     QString m_grabError;
+    std::shared_ptr<const std::vector<float>> m_vertexValues;
+    bool m_vertexValuesDirty = false;
+    bool m_valuesReady = false; ///< the values buffer holds m_vertexValues (the weight-change heatmap can show)
     bool m_formatReady = false; ///< the deformer holds the float reference's streams (the format heatmaps can show)
     int m_frames = 0;
 

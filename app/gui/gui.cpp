@@ -82,9 +82,13 @@ struct GuiCli {
         QStringLiteral("Save the whole window (docks, menus and viewport) to a PNG once the rig is shown, then quit."),
         QStringLiteral("PNG")};
     QCommandLineOption dock{QStringLiteral("dock"),
-        QStringLiteral("Bring this dock to the front of its tabs: bones, morphs, methods, vertex, audit, weights or "
-        "diagnosis."),
+        QStringLiteral("Bring this dock to the front of its tabs: bones, morphs, methods, vertex, audit, weights, "
+        "diagnosis or compare."),
         QStringLiteral("NAME")};
+    QCommandLineOption compareWith{QStringLiteral("compare-with"),
+        QStringLiteral("Compare the rig with another version of it (File > Compare With...): the weight-change "
+                       "heatmap and the Compare dock."),
+        QStringLiteral("FILE")};
 
     void addTo(QCommandLineParser& p) const
     {
@@ -93,6 +97,7 @@ struct GuiCli {
             "Commands (no display needed):\n"
             "  rigscope report FILE [options]   every method's error against the rebuilt reference, and the audit\n"
             "  rigscope check FILE|DIR...       rig QA against rules: JSON, JUnit, an exit status for CI\n"
+            "  rigscope diff A B [options]      two versions of a rig: joints, weights, errors\n"
             "  rigscope bench [options]         skinning throughput on a generated rig\n"
             "  rigscope help [COMMAND]          this text, or a command's options"));
         p.addHelpOption();
@@ -100,7 +105,7 @@ struct GuiCli {
         p.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Model file to open (default: the sheet sample)."),
                                 QStringLiteral("[file]"));
         p.addOptions({sample, pose, method, view, profile, overlays, shading, material, heatMax, lineLength, backend, screenshot, windowShot, benchFrames,
-                      benchDrag, benchSelection, select, json, assetRoot, dock});
+                      benchDrag, benchSelection, select, json, assetRoot, dock, compareWith});
     }
 };
 
@@ -122,7 +127,7 @@ int runGui(int argc, char** argv)
     const GuiCli cli;
     cli.addTo(p);
     const auto& [sample, pose, method, view, profile, overlays, shading, material, heatMax, lineLength, benchFrames, benchDrag,
-                 benchSelection, select, json, assetRoot, backend, screenshot, windowShot, dock] = cli;
+                 benchSelection, select, json, assetRoot, backend, screenshot, windowShot, dock, compareWith] = cli;
     p.process(qapp); // --help / --version / unknown options exit here
 
     DisplaySettings d;
@@ -189,6 +194,8 @@ int runGui(int argc, char** argv)
             d.shading = Shading::FormatPosition;
         else if (s == QLatin1String("format-normal"))
             d.shading = Shading::FormatNormal;
+        else if (s == QLatin1String("weight-change"))
+            d.shading = Shading::WeightChange;
         else
             return failWith(QStringLiteral("unknown shading '%1'").arg(s));
     }
@@ -273,7 +280,20 @@ int runGui(int argc, char** argv)
     if (p.isSet(json) && !p.isSet(benchDrag))
         return failWith(QStringLiteral("--json goes with --bench-drag"));
     int status = 0;
+    // Give the window a moment to be exposed and render, then grab the swapchain.
+    auto shoot = [&] {
+        QTimer::singleShot(300, &window, [&] {
+            QString err;
+            if (!(wholeWindow ? window.saveWindowScreenshot(shotPath, &err) : window.saveScreenshot(shotPath, &err))) {
+                std::fprintf(stderr, "rigscope: %s\n", qPrintable(err));
+                status = 2;
+            }
+            qapp.exit(status);
+        });
+    };
     auto applyPoseAndMaybeShoot = [&] {
+        if (p.isSet(compareWith))
+            doc.compareWith(p.value(compareWith));
         if (hasPose) {
             QString err;
             if (!doc.editPose(poseData, QObject::tr("Load Pose"), 0, true, &err)) {
@@ -324,16 +344,18 @@ int runGui(int argc, char** argv)
         }
         if (shotPath.isEmpty())
             return;
-        // Give the window a moment to be exposed and render, then grab the swapchain.
-        QTimer::singleShot(300, &window, [&] {
-            QString err;
-            if (!(wholeWindow ? window.saveWindowScreenshot(shotPath, &err) : window.saveScreenshot(shotPath, &err))) {
-                std::fprintf(stderr, "rigscope: %s\n", qPrintable(err));
-                status = 2;
-            }
-            qapp.exit(status);
-        });
+        if (p.isSet(compareWith)) { // the picture shows the comparison
+            QObject::connect(&doc, &Document::comparisonChanged, &window, shoot, Qt::SingleShotConnection);
+            return;
+        }
+        shoot();
     };
+    QObject::connect(&doc, &Document::comparisonFailed, &window, [&](const QString& msg) {
+        if (!shotPath.isEmpty()) {
+            std::fprintf(stderr, "rigscope: --compare-with: %s\n", qPrintable(msg));
+            qapp.exit(2);
+        }
+    });
     QObject::connect(&doc, &Document::loadFailed, &window, [&](const QString& msg) {
         if (!shotPath.isEmpty()) {
             std::fprintf(stderr, "rigscope: %s\n", qPrintable(msg));

@@ -40,6 +40,7 @@
 #include "panels/animation/timeline_panel.h"
 #include "panels/diagnosis/diagnosis_panel.h"
 #include "panels/inspect/audit_panel.h"
+#include "panels/inspect/compare_panel.h"
 #include "panels/inspect/vertex_panel.h"
 #include "panels/skeleton/bones_panel.h"
 #include "panels/stats/methods_panel.h"
@@ -108,6 +109,24 @@ MainWindow::MainWindow(Document* doc, const QString& api, QWidget* parent) : QMa
             addRecentFile(what);
     });
     connect(m_doc, &Document::loadFailed, this, &MainWindow::onLoadFailed);
+    connect(m_doc, &Document::comparisonChanged, this, [this] {
+        const auto c = m_doc->comparison();
+        m_viewport->setVertexValues(c ? c->weightChange : nullptr);
+        if (c) {
+            raiseDock(QStringLiteral("compare"));
+            statusBar()->showMessage(tr("Compared with %1: %2 vertices' weights changed")
+                                         .arg(QFileInfo(c->otherPath).fileName())
+                                         .arg(c->diff.weightChangedVertices),
+                                     8000);
+        }
+    });
+    connect(m_doc, &Document::comparisonFailed, this, [this](const QString& message) {
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Could not compare"), message, QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("compareErrorBox"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        m_lastError = message;
+    });
     connect(m_doc, &Document::loadRefused, this, &MainWindow::onLoadRefused);
     connect(m_doc, &Document::rigChanged, this, [this] {
         syncViewport();
@@ -271,6 +290,11 @@ void MainWindow::buildDocks()
     QDockWidget* diagnosis = add(m_diagnosis, tr("Diagnosis"), QStringLiteral("dock.diagnosis"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(weights, diagnosis);
     connect(m_diagnosis, &panels::DiagnosisPanel::frameRequested, this, &MainWindow::frameSelection);
+    m_compare = new panels::ComparePanel(m_doc, this);
+    QDockWidget* compare = add(m_compare, tr("Compare"), QStringLiteral("dock.compare"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(diagnosis, compare);
+    connect(m_compare, &panels::ComparePanel::compareRequested, this, &MainWindow::compareDialog);
+    connect(m_compare, &panels::ComparePanel::frameRequested, this, &MainWindow::frameSelection);
     connect(m_weights, &panels::WeightsPanel::frameVertexRequested, this, [this](uint32_t v) {
         m_doc->evaluator()->requestBox(std::make_shared<const std::vector<uint32_t>>(1, v), m_doc->display().method,
                                        kFrameSelectionTag);
@@ -288,7 +312,7 @@ void MainWindow::buildDocks()
 QStringList MainWindow::dockNames()
 {
     return {QStringLiteral("bones"), QStringLiteral("morphs"), QStringLiteral("methods"), QStringLiteral("vertex"),
-            QStringLiteral("audit"), QStringLiteral("weights"), QStringLiteral("diagnosis")};
+            QStringLiteral("audit"), QStringLiteral("weights"), QStringLiteral("diagnosis"), QStringLiteral("compare")};
 }
 
 bool MainWindow::raiseDock(const QString& name)
@@ -367,6 +391,8 @@ void MainWindow::buildMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     file->addSeparator();
+    file->addAction(tr("Co&mpare With…"), this, &MainWindow::compareDialog)
+        ->setToolTip(tr("Compare the loaded rig with another version of it: the weights that changed"));
     file->addAction(tr("Load &Pose…"), this, &MainWindow::loadPoseDialog)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     QAction* savePose = file->addAction(tr("Sa&ve Pose…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Save Pose"), QStringLiteral("pose.json"),
@@ -454,7 +480,8 @@ void MainWindow::buildMenus()
                                                         {Shading::BlendScale, tr("Candy-Wrapper Scale Loss (linear blend)")},
                                                         {Shading::DqDisplacement, tr("Dual-Quaternion Displacement (of the limb radius)")},
                                                         {Shading::FormatPosition, tr("Format Difference: Position")},
-                                                        {Shading::FormatNormal, tr("Format Difference: Normal")}};
+                                                        {Shading::FormatNormal, tr("Format Difference: Normal")},
+                                                        {Shading::WeightChange, tr("Weight Change (Compared Version)")}};
     for (const auto& [s, label] : shadingItems) {
         QAction* a = shading->addAction(label);
         a->setCheckable(true);
@@ -602,7 +629,8 @@ void MainWindow::buildToolbar()
         {Shading::JointWeight, tr("Joint weight")}, {Shading::JointWeightBands, tr("Weight bands")},
         {Shading::InfluenceCount, tr("Influence count")}, {Shading::WeightSum, tr("|Σw − 1|")},
         {Shading::BlendScale, tr("Candy-wrapper scale")}, {Shading::DqDisplacement, tr("DQ displacement")},
-        {Shading::FormatPosition, tr("Format: position")}, {Shading::FormatNormal, tr("Format: normal")}};
+        {Shading::FormatPosition, tr("Format: position")}, {Shading::FormatNormal, tr("Format: normal")},
+        {Shading::WeightChange, tr("Weight change")}};
     for (const auto& [sh, label] : items)
         shading->addItem(label, int(sh));
     connect(shading, &QComboBox::activated, this, [this, shading](int i) { m_doc->setShading(Shading(shading->itemData(i).toInt())); });
@@ -688,6 +716,17 @@ void MainWindow::openFileDialog()
         tr("Rigged models (*.gltf *.glb *.fbx *.dae *.x *.X *.obj *.blend *.3ds *.ms3d *.md5mesh *.smd);;All files (*)"));
     if (!path.isEmpty())
         m_doc->openFile(path);
+}
+
+void MainWindow::compareDialog()
+{
+    if (!m_doc->loaded())
+        return;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Compare With Another Version"), QFileInfo(m_doc->loaded()->path).absolutePath(),
+        tr("Rigged models (*.gltf *.glb *.fbx *.dae *.x *.X *.obj *.blend *.3ds *.ms3d *.md5mesh *.smd);;All files (*)"));
+    if (!path.isEmpty())
+        m_doc->compareWith(path);
 }
 
 void MainWindow::scaleLines(float factor)

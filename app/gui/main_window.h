@@ -19,6 +19,7 @@ class Viewport;
 }
 namespace panels {
 class DiagnosisPanel;
+class ComparePanel;
 class AuditPanel;
 class BonesPanel;
 class MethodsPanel;
@@ -45,6 +46,7 @@ public:
     panels::AuditPanel* auditPanel() const { return m_audit; }
     panels::WeightsPanel* weightsPanel() const { return m_weights; }
     panels::DiagnosisPanel* diagnosisPanel() const { return m_diagnosis; }
+    panels::ComparePanel* comparePanel() const { return m_compare; }
     /// The docks' short names (their objectName without "dock."), for --dock.
     static QStringList dockNames();
     /// Shows dock `name` (a dockNames() entry) at the front of its tabs; false for an unknown name.
@@ -81,6 +83,8 @@ private:
     void buildToolbar();
     void rebuildRecentMenu();
     void openFileDialog();
+    /// File ▸ Compare With…: another version of the loaded rig (Document::compareWith).
+    void compareDialog();
     void screenshotDialog();
     void loadPoseDialog();
     void scaleLines(float factor);
@@ -125,6 +129,7 @@ private:
     panels::MethodsPanel* m_methods = nullptr;
     panels::WeightsPanel* m_weights = nullptr;
     panels::DiagnosisPanel* m_diagnosis = nullptr;
+    panels::ComparePanel* m_compare = nullptr;
     Qt::KeyboardModifiers m_pickModifiers;
     QAction* m_selectThrough = nullptr; ///< Edit ▸ Box Selects Through the Mesh
     int m_rotateGesture = 0;

@@ -113,7 +113,8 @@ void main()
 
     // 13, 14: the runtime format's difference from the float reference: the position's distance (heat from 0 to
     // params.x, scene units) and the normal's angle (heat from 0 to params.x degrees; undefined violet). Lightly lit.
-    if (mode == 13 || mode == 14) {
+    // 15: the rig comparison's weight change (heat from 0 to params.x; no partner violet), the same way.
+    if (mode == 13 || mode == 14 || mode == 15) {
         vec3 c = vScalar < 0.0 ? vec3(0.55, 0.25, 0.6) : heat(vScalar, ubo.params.x);
         float lit = undefinedNormal ? 1.0 : 0.6 + 0.4 * abs(dot(n, normalize(ubo.lightDir.xyz)));
         fragColor = vec4(mix(c * lit, vec3(1.0), vSelected), 1.0);

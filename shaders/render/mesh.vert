@@ -29,6 +29,8 @@ layout(std430, binding = 9) readonly buffer BlendScale { vec4 blendScale[]; };
 // The runtime format's difference from the float reference (GpuDeformer::formatDifferenceBuffer): (distance, normal
 // angle in degrees or -1, 0, 0).
 layout(std430, binding = 10) readonly buffer FormatDifference { vec4 formatDifference[]; };
+// One value per vertex from the CPU (Viewport::setVertexValues): the rig comparison's weight change, -1 unmatched.
+layout(std430, binding = 11) readonly buffer VertexValues { float vertexValues[]; };
 
 layout(location = 0) out vec3 vWorld;
 layout(location = 1) out vec3 vNormal;
@@ -101,6 +103,7 @@ void main()
               : mode == 12 ? blendScale[v].w
               : mode == 13 ? formatDifference[v].x
               : mode == 14 ? formatDifference[v].y
+              : mode == 15 ? vertexValues[v]
               : mode >= 7  ? weightScalar(v, mode)
                            : 0.0;
     gl_Position = ubo.viewProj * vec4(p, 1.0);

@@ -1,6 +1,7 @@
 // Dock panels against the document: the methods table (model checked by QAbstractItemModelTester), the vertex panel,
 // the audit panel.
 #include "testutil.h"
+#include "gltf_files.h"
 
 #include <cmath>
 
@@ -9,11 +10,14 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QPushButton>
+#include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTableView>
 #include <QTreeWidget>
 
 #include "app/document.h"
 #include "panels/inspect/audit_panel.h"
+#include "panels/inspect/compare_panel.h"
 #include "panels/stats/method_stats_model.h"
 #include "panels/stats/format_chooser.h"
 #include "panels/stats/methods_panel.h"
@@ -36,7 +40,63 @@ private slots:
     void weightsTableListsTheSelectionsRawWeights();
     void shiftAndCtrlPicksBuildTheSelection();
     void weightsTableOfAFindingOnARealRig();
+    void comparePanelFindsTheEditedVertexAndSelectsIt();
 };
+
+void TestPanels::comparePanelFindsTheEditedVertexAndSelectsIt()
+{
+    // Two versions of the strip: vertex 1 goes from root 1 to root 0.6 / tip 0.4. The loaded one is B.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto write = [&](const char* name, const testgltf::StripData& s) {
+        const QString path = dir.filePath(QString::fromLatin1(name));
+        QFile f(path);
+        f.open(QIODevice::WriteOnly);
+        f.write(testgltf::strip(s).gltf());
+        return path;
+    };
+    testgltf::StripData edited = testgltf::cleanStrip();
+    edited.joints[4 * 1 + 1] = 1;
+    edited.weights[4 * 1 + 0] = 0.6f;
+    edited.weights[4 * 1 + 1] = 0.4f;
+    const QString a = write("a.gltf", testgltf::cleanStrip()), b = write("b.gltf", edited);
+    app::Document doc;
+    QSignalSpy done(&doc, &app::Document::loadFinished);
+    doc.openFile(b);
+    QVERIFY(done.wait(20000));
+    panels::ComparePanel panel(&doc);
+    QVERIFY(!panel.selectChangedButton()->isEnabled());
+    QSignalSpy compared(&doc, &app::Document::comparisonChanged);
+    doc.compareWith(a);
+    QVERIFY(compared.wait(20000));
+    const auto c = doc.comparison();
+    QVERIFY(c);
+    QCOMPARE(c->weightChange->size(), size_t(8));
+    RS_COMPARE_NEAR((*c->weightChange)[1], 0.4, 1e-6);
+    for (size_t v = 0; v < 8; ++v)
+        if (v != 1)
+            QCOMPARE((*c->weightChange)[v], 0.0f);
+    QCOMPARE(*c->changedVertices, std::vector<uint32_t>{1});
+    QCOMPARE(doc.display().shading, app::Shading::WeightChange);
+    QVERIFY2(panel.summary()->text().contains(QStringLiteral("<b>1</b> vertices")), qPrintable(panel.summary()->text()));
+    QCOMPARE(panel.joints()->rowCount(), 2); // root lost 0.4, tip gained it
+    QCOMPARE(panel.joints()->item(0, 2)->text(), QStringLiteral("0.400"));
+    QVERIFY(panel.selectChangedButton()->isEnabled());
+    panel.selectChangedButton()->click();
+    QCOMPARE(*doc.selectionSet().vertices, std::vector<uint32_t>{1});
+
+    // A file that cannot be read: the comparison fails naming it and the old one stays.
+    QSignalSpy failed(&doc, &app::Document::comparisonFailed);
+    doc.compareWith(dir.filePath(QStringLiteral("absent.gltf")));
+    QVERIFY(failed.wait(20000));
+    QVERIFY(failed.front().at(0).toString().contains(QStringLiteral("absent.gltf")));
+    QVERIFY(doc.comparison() == c);
+    // Another rig drops it, and the heatmap with it.
+    QVERIFY(doc.openSample(QStringLiteral("ramp")));
+    QVERIFY(!doc.comparison());
+    QVERIFY(doc.display().shading != app::Shading::WeightChange);
+    QVERIFY(!panel.selectChangedButton()->isEnabled());
+}
 
 void TestPanels::methodsTableMatchesTheCpuEvaluation()
 {
