@@ -4,7 +4,8 @@
 # not pull it in). rapidjson-dev: the JSON reader and writer of rig/ (glTF, pose files, the report). libpng-dev,
 # libjpeg62-turbo-dev: the import worker decodes base colour textures itself, inside its sandbox (worker/decode_image.h). clang +
 # libclang-rt-14-dev: the `fuzz` preset (libFuzzer and clang's sanitizer runtimes); llvm: llvm-symbolizer for readable
-# sanitizer stacks; python3: tests/io/test_hostile.cpp re-runs tests/data/broken/make_broken.py.
+# sanitizer stacks; python3: tests/io/test_hostile.cpp re-runs tests/data/broken/make_broken.py. dpkg-dev (dpkg-shlibdeps)
+# and file: CPack's .deb computes its dependencies with them (tests/packaging/test_deb.sh builds it).
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -16,6 +17,7 @@ PACKAGES=(
   xvfb xauth
   clang libclang-rt-14-dev llvm
   python3
+  dpkg-dev file
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

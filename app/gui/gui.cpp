@@ -2,6 +2,7 @@
 #include "app/gui/gui.h"
 
 #include <QApplication>
+#include <QIcon>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -122,6 +123,12 @@ int runGui(int argc, char** argv)
     QApplication::setOrganizationName(QStringLiteral("RigScope"));
     QApplication::setApplicationName(QStringLiteral("RigScope"));
     QApplication::setApplicationVersion(QStringLiteral(RIGSCOPE_VERSION));
+    // The desktop file's id (Wayland matches the window to it) and the window icon from resources/rigscope.qrc.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.rigscope.RigScope"));
+    QIcon icon;
+    for (int size : {16, 24, 32, 48, 64, 128, 256})
+        icon.addFile(QStringLiteral(":/rigscope/icons/rigscope-%1.png").arg(size), QSize(size, size));
+    QApplication::setWindowIcon(icon);
 
     QCommandLineParser p;
     const GuiCli cli;
