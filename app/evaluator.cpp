@@ -10,18 +10,6 @@
 
 namespace app {
 
-namespace {
-
-Box boundsOf(const rig::Evaluation& eval, rig::Method method)
-{
-    Box b;
-    for (const rig::MeshEvaluation& me : eval.meshes)
-        b.add(rig::pointBounds(me.surfaceOf(method).positions));
-    return b;
-}
-
-} // namespace
-
 Evaluator::Evaluator(QObject* parent) : QObject(parent)
 {
     m_thread = std::thread([this] { run(); });
@@ -167,9 +155,8 @@ void Evaluator::run()
             result->generation = job.generation;
             rig::evaluate(job.rig->rig, job.rig->runtime, job.pose, rig::allMethods(), job.settings, result->eval);
             for (rig::Method m : {rig::Method::Linear, rig::Method::DualQuaternion, rig::Method::CenterOfRotation})
-                result->boundsOf(m) = boundsOf(result->eval, m);
-            result->perBoneBounds = rig::perBoneBounds(job.rig->rig, job.rig->runtime.jointBoxes, result->eval.world,
-                                                       result->eval.skinPalettes);
+                result->boundsOf(m) = rig::surfaceBounds(result->eval, m);
+            result->perBoneBounds = rig::perBoneBounds(job.rig->rig, job.rig->runtime, result->eval);
             result->candyWrapper = rig::measureCandyWrapper(job.rig->rig, job.rig->runtime, result->eval);
             result->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
             latest = result;

@@ -144,10 +144,8 @@ void printSummary(std::ostream& os, const rig::Rig& rig, const rig::RigRuntime& 
         os << "; " << cw.below09 << " vertices below 0.9, " << cw.below07 << " below 0.7\n";
     }
     // The exact box beside the per-bone box an engine would cull with (README, report schema "bounds").
-    rig::Bounds exact;
-    for (const rig::MeshEvaluation& me : eval.meshes)
-        exact.add(rig::pointBounds(me.linear.positions));
-    const rig::Bounds perBone = rig::perBoneBounds(rig, runtime.jointBoxes, eval.world);
+    const rig::Bounds exact = rig::surfaceBounds(eval, rig::Method::Linear);
+    const rig::Bounds perBone = rig::perBoneBounds(rig, runtime, eval);
     if (!exact.empty()) {
         const glm::vec3 e = exact.size(), b = perBone.size();
         std::snprintf(line, sizeof line, "\nbounds: exact %.4g x %.4g x %.4g, per-bone %.4g x %.4g x %.4g", e.x, e.y, e.z,

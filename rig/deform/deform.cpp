@@ -511,4 +511,19 @@ void statistics(Evaluation& out, const std::array<VertexCounts, kMethodCount>* c
 
 } // namespace
 
+Bounds surfaceBounds(const Evaluation& eval, Method m)
+{
+    Bounds b;
+    for (const MeshEvaluation& me : eval.meshes)
+        b.add(pointBounds(me.surfaceOf(m).positions));
+    return b;
+}
+
+Bounds perBoneBounds(const Rig& rig, const RigRuntime& runtime, const Evaluation& eval)
+{
+    return eval.skinPalettes.size() == rig.skins.size()
+               ? perBoneBounds(rig, runtime.jointBoxes, eval.world, eval.skinPalettes)
+               : perBoneBounds(rig, runtime.jointBoxes, eval.world);
+}
+
 } // namespace rig

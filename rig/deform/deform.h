@@ -161,6 +161,12 @@ void evaluate(const Rig& rig, const RigRuntime& runtime, const ResolvedPose& pos
 /// GPU evaluation both collect them with it; an unskinned mesh adds none.
 void collectFlaggedJoints(const Rig& rig, size_t mesh, std::span<const JointFrame> palette, Evaluation& out);
 
+/// The box of the positions method m draws in `eval` (its surface: linear for every method but rig::ownPositions()),
+/// over every mesh; non-finite positions left out.
+Bounds surfaceBounds(const Evaluation& eval, Method m);
+/// The per-bone box of `eval`'s pose (bounds.h), with the evaluation's skin palettes where it holds them.
+Bounds perBoneBounds(const Rig& rig, const RigRuntime& runtime, const Evaluation& eval);
+
 /// Fills out.stats from the per-vertex errors and flags of out.methods over all meshes (evaluate() calls it; so does
 /// the GPU readback, so that both report the same statistics the same way).
 void computeStatistics(Evaluation& out);

@@ -322,12 +322,8 @@ void writeReportJson(std::ostream& out, const Rig& rig, const RigRuntime& runtim
     }
     {
         // The exact box of the linear-blend positions beside the per-bone box an engine computes (deform/bounds.h).
-        Bounds exact;
-        for (const MeshEvaluation& me : eval.meshes)
-            exact.add(pointBounds(me.linear.positions));
-        const Bounds perBone = eval.skinPalettes.size() == rig.skins.size()
-                                   ? perBoneBounds(rig, runtime.jointBoxes, eval.world, eval.skinPalettes)
-                                   : perBoneBounds(rig, runtime.jointBoxes, eval.world);
+        const Bounds exact = surfaceBounds(eval, Method::Linear);
+        const Bounds perBone = perBoneBounds(rig, runtime, eval);
         j.key("bounds");
         j.beginObject();
         j.key("exact");

@@ -103,12 +103,10 @@ NormalisedWeights normalisedWeights(const Rig& r, NameIds& names)
 
 float bindDiagonal(const Rig& r)
 {
-    glm::vec3 lo(std::numeric_limits<float>::infinity()), hi(-std::numeric_limits<float>::infinity());
+    Bounds b;
     for (const Mesh& m : r.meshes)
-        for (const glm::vec3& p : m.positions)
-            if (std::isfinite(p.x + p.y + p.z))
-                lo = glm::min(lo, p), hi = glm::max(hi, p);
-    return lo.x <= hi.x ? glm::length(hi - lo) : 0.0f;
+        b.add(pointBounds(m.positions));
+    return float(b.diagonal());
 }
 
 /// For each B vertex, the nearest A vertex within `tol` (-1: none); a hash grid of cell `tol` over A. Among A vertices

@@ -100,11 +100,8 @@ Result<ClipScan> scanClip(const Rig& rig, const RigRuntime& runtime, const Resol
                 }
             }
         }
-        Bounds exact;
-        for (const MeshEvaluation& me : eval.meshes)
-            exact.add(pointBounds(me.linear.positions));
-        frameExact.push_back(exact);
-        framePerBone.push_back(perBoneBounds(rig, runtime.jointBoxes, eval.world, eval.skinPalettes));
+        frameExact.push_back(surfaceBounds(eval, Method::Linear));
+        framePerBone.push_back(perBoneBounds(rig, runtime, eval));
         out.exactUnion.add(frameExact.back());
         out.perBoneUnion.add(framePerBone.back());
         out.times.push_back(t);
