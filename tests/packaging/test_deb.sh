@@ -10,8 +10,8 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "test_deb: FAIL: $*" >&2; exit 1; }
 
 cpack -G DEB -B "$work/out" --config "$build/CPackConfig.cmake" > "$work/cpack.log" 2>&1 || { cat "$work/cpack.log"; fail "cpack failed"; }
-deb="$(ls "$work"/out/rigscope_*_amd64.deb 2>/dev/null | head -1)"
-[ -n "$deb" ] || fail "cpack made no rigscope_*_amd64.deb"
+deb="$(ls "$work"/out/rigscope_*.deb 2>/dev/null | head -1)"
+[ -n "$deb" ] || fail "cpack made no rigscope_*.deb"
 
 # Contents: both programs side by side, the desktop entry, the AppStream file, the icons.
 dpkg-deb -c "$deb" | awk '{print $6}' > "$work/contents"
